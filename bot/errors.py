@@ -1,0 +1,69 @@
+"""Errors that carry the exit code users' workflows rely on (a contract, see docs/cli.md).
+
+Every failure parkbot reports is one of these, so the CLI maps them to exit codes in one place and
+never shows a stack trace for a condition it understands.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """The exit codes of every ``parkbot`` command."""
+
+    OK = 0
+    BLOCKED = 1  # gate closed, or ``wait`` ended without an answer
+    INVALID = 2  # invalid input or usage
+    REFUSED = 3  # refused by a lifecycle rule
+    BACKEND = 4  # backend failure after retries; safe to run again
+
+
+class ParkbotError(Exception):
+    """Base class: a message meant for a person, and the exit code for a machine."""
+
+    exit_code: ExitCode = ExitCode.INVALID
+    #: A short machine-readable reason, shown in ``--json`` output.
+    reason: str = "error"
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if reason is not None:
+            self.reason = reason
+
+
+class InvalidInput(ParkbotError):
+    """The input cannot be used as given: the message says what to fix."""
+
+    exit_code = ExitCode.INVALID
+    reason = "invalid"
+
+
+class NotFound(InvalidInput):
+    """The named decision does not exist in this backlog."""
+
+    reason = "not_found"
+
+
+class Refused(ParkbotError):
+    """A lifecycle rule refuses the request; nothing was written."""
+
+    exit_code = ExitCode.REFUSED
+    reason = "refused"
+
+
+class BackendFailure(ParkbotError):
+    """The backend kept failing after bounded retries; every operation is safe to run again."""
+
+    exit_code = ExitCode.BACKEND
+    reason = "backend_failure"
+
+
+class ConcurrentChange(BackendFailure):
+    """Another writer changed the item between our read and our write; the lifecycle re-reads and retries.
+
+    Only escapes to the user (exit 4, safe to re-run) when contention outlasts the bounded retries.
+    """
+
+    reason = "concurrent_change"

@@ -1,0 +1,336 @@
+"""The decision lifecycle: every rule of the contract, written once against :class:`Tracker`.
+
+No I/O of its own: each function takes a tracker, the config and the clock, so both backends obey
+exactly the same rules and the rules are tested without either.
+
+| situation                          | result                                                      |
+| ---------------------------------- | ----------------------------------------------------------- |
+| new id                             | parked: created, assigned to the owner, dependents blocked  |
+| same id, same title                | updated in place (``updated``/``unchanged``), never twice    |
+| same id, different title           | refused (identity collision), nothing written               |
+| same id, already resolved          | refused: a resolved decision stays resolved                 |
+| owner answers                      | record -> point dependents -> clear blocking -> close       |
+| a step fails midway                | stays open; the same answer again completes the rest        |
+| a different answer after one       | refused, quoting the recorded answer                        |
+| someone who is not an owner        | refused, nothing changed                                    |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from bot.config import Config
+from bot.errors import ConcurrentChange, InvalidInput, NotFound, Refused
+from bot.identity import check_decision_id
+from bot.models import Answer, AnswerKind, Decision, Escalation, NeedsInput, utcnow
+from bot.tracker import GateResult, Location, Tracker
+
+ParkAction = Literal["created", "updated", "unchanged"]
+ResolveAction = Literal["resolved", "completed", "unchanged"]
+#: How the owner answered: ``decide`` names an option, ``answer`` gives text, ``default`` an assumption.
+Command = Literal["decide", "answer", "default", "auto"]
+
+PERMISSION_RANK = {"read": 1, "triage": 2, "write": 3, "maintain": 4, "admin": 5}
+
+
+@dataclass(frozen=True)
+class ParkOutcome:
+    decision: Decision
+    action: ParkAction
+    location: Location
+    gates: list[GateResult] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.decision.id,
+            "action": self.action,
+            "state": self.decision.state,
+            "owner": self.decision.owner,
+            **self.location.as_dict(),
+            "gates": [gate_dict(g) for g in self.gates],
+        }
+
+
+@dataclass(frozen=True)
+class ResolveOutcome:
+    decision: Decision
+    action: ResolveAction
+    answer: Answer
+    location: Location
+    gates: list[GateResult] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.decision.id,
+            "action": self.action,
+            "state": "resolved",
+            "answer": self.answer.model_dump(mode="json", exclude_none=True),
+            "assumption": self.answer.assumption,
+            **self.location.as_dict(),
+            "gates": [gate_dict(g) for g in self.gates],
+        }
+
+
+def gate_dict(result: GateResult) -> dict[str, Any]:
+    return {
+        "target": result.target,
+        "state": result.state,
+        "blocking": [d.id for d in result.blocking],
+        "resolved": [d.id for d in result.resolved],
+        **result.details,
+    }
+
+
+# --- park ------------------------------------------------------------------------------------
+
+
+def build_decision(result: NeedsInput, owner: str, now: datetime) -> Decision:
+    """The record a ``needs_input`` result becomes."""
+    return Decision(
+        id=result.decision_id,
+        origin=result.origin,
+        key=result.key,
+        title=result.effective_title,
+        question=result.question,
+        options=list(result.options),
+        allow_free_text=result.allow_free_text,
+        work_so_far=result.work_so_far,
+        blocking=result.blocking,
+        guess=result.guess,
+        run=result.run,
+        dependents=list(dict.fromkeys(result.dependents)),
+        owner=owner,
+        created_at=now,
+        updated_at=now,
+    )
+
+
+def merge_refiling(existing: Decision, incoming: Decision, now: datetime) -> Decision:
+    """A re-filing may change the content; it keeps the owner, the history and every recorded edge."""
+    dependents = list(dict.fromkeys([*existing.dependents, *incoming.dependents]))
+    merged = existing.model_copy(
+        update={
+            "question": incoming.question,
+            "options": incoming.options,
+            "allow_free_text": incoming.allow_free_text,
+            "work_so_far": incoming.work_so_far,
+            "blocking": incoming.blocking,
+            "guess": incoming.guess,
+            "run": incoming.run or existing.run,
+            "dependents": dependents,
+            "assumptions": incoming.assumptions or existing.assumptions,
+            "state": "open",
+        }
+    )
+    if merged.content_key() != existing.content_key() or existing.state != "open":
+        merged = merged.model_copy(update={"updated_at": now})
+    return merged
+
+
+#: How often ``park`` re-reads after another writer created the same decision between our read and write.
+PARK_ATTEMPTS = 5
+
+
+def park(tracker: Tracker, result: NeedsInput, config: Config, *, now: datetime | None = None) -> ParkOutcome:
+    """File a ``needs_input`` result: create it, update it in place, or refuse.
+
+    Two agents may file the same decision at the same moment; the backend's ``create`` raises
+    :class:`ConcurrentChange` for the loser, which then re-reads and updates the winner's item.
+    """
+    now = now or utcnow()
+    for attempt in range(1, PARK_ATTEMPTS + 1):
+        try:
+            return _park_once(tracker, result, config, now)
+        except ConcurrentChange:
+            if attempt == PARK_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _park_once(tracker: Tracker, result: NeedsInput, config: Config, now: datetime) -> ParkOutcome:
+    owner = config.owner_for(result.origin, tracker.default_owner())
+    incoming = build_decision(result, owner, now)
+    existing = None if tracker.claim(incoming.id) else tracker.find(incoming.id)
+
+    if existing is None:
+        location = tracker.create(incoming)
+        gates = tracker.block_dependents(incoming) if incoming.blocking and incoming.dependents else []
+        return ParkOutcome(incoming, "created", location, gates)
+
+    if existing.title != incoming.title:
+        raise Refused(
+            f"identity collision: decision {incoming.id} already exists with the title {existing.title!r}, "
+            f"not {incoming.title!r}. Use another key for a different question, or the same title to update it.",
+            reason="collision",
+        )
+    if existing.state == "resolved":
+        answer = existing.answer.value if existing.answer else "?"
+        raise Refused(
+            f"decision {incoming.id} is already resolved (answer: {answer!r}); a resolved decision stays "
+            "resolved. File a new question under another key if the situation changed.",
+            reason="resolved",
+        )
+
+    merged = merge_refiling(existing, incoming, now)
+    changed = merged.content_key() != existing.content_key() or existing.state != "open"
+    location = tracker.update(merged) if changed else tracker.location(existing)
+    gates = tracker.block_dependents(merged) if merged.blocking and merged.dependents else []
+    return ParkOutcome(merged, "updated" if changed else "unchanged", location, gates)
+
+
+# --- resolve ---------------------------------------------------------------------------------
+
+
+def _load(tracker: Tracker, decision_id: str) -> Decision:
+    try:
+        did = check_decision_id(decision_id)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+    decision = tracker.find(did)
+    if decision is None:
+        raise NotFound(f"no decision {did} in this backlog (check the id with `parkbot list`)")
+    return decision
+
+
+def authorize(tracker: Tracker, config: Config, decision: Decision, by: str) -> None:
+    """Only owners resolve: the decision's owner, anyone above it, or (if configured) a collaborator.
+
+    Bots never resolve: an agent answering its own question is the failure this tool prevents.
+    """
+    if by.casefold().endswith("[bot]"):
+        raise Refused(f"{by} is a bot; only a human owner can answer a decision", reason="not_authorized")
+    principals = [decision.owner, *config.chain_above(decision.owner)]
+    if any(tracker.is_member(by, principal) for principal in principals):
+        return
+    needed = config.repository_permission_resolves
+    if needed != "none":
+        permission = tracker.permission_of(by)
+        if permission and PERMISSION_RANK.get(permission, 0) >= PERMISSION_RANK[needed]:
+            return
+    raise Refused(
+        f"{by} may not answer {decision.id}: its owners are {', '.join(principals)}",
+        reason="not_authorized",
+    )
+
+
+def interpret_answer(decision: Decision, value: str, command: Command) -> tuple[str, AnswerKind]:
+    """Map what the owner typed to an option id or free text, or say exactly what is accepted."""
+    text = value.strip()
+    if not text:
+        raise InvalidInput("the answer is empty")
+    by_id = {o.id.casefold(): o.id for o in decision.options}
+    option = by_id.get(text.casefold())
+    choices = ", ".join(decision.option_ids())
+    if command in ("decide", "default"):
+        if option is None:
+            raise InvalidInput(f"{text!r} is not an option of {decision.id}; choose one of: {choices}")
+        return option, "default" if command == "default" else "option"
+    if option is not None:
+        return option, "option"
+    if command == "answer" or decision.free_text_allowed:
+        if not decision.free_text_allowed:
+            raise InvalidInput(f"{decision.id} takes no free-text answer; choose one of: {choices}")
+        return text, "free_text"
+    raise InvalidInput(f"{text!r} is not an option of {decision.id}; choose one of: {choices}")
+
+
+def resolve(
+    tracker: Tracker,
+    config: Config,
+    decision_id: str,
+    value: str,
+    by: str,
+    *,
+    command: Command = "auto",
+    source: str | None = None,
+    now: datetime | None = None,
+) -> ResolveOutcome:
+    """Record an answer and run the four resolution steps; safe to run again after any failure."""
+    decision = _load(tracker, decision_id)
+    if decision.state == "abandoned":
+        raise Refused(
+            f"decision {decision.id} was abandoned without an answer; re-file it to ask again", reason="abandoned"
+        )
+    authorize(tracker, config, decision, by)
+    answer_value, kind = interpret_answer(decision, value, command)
+    answer = Answer(value=answer_value, kind=kind, by=by, at=now or utcnow(), source=source)
+
+    recorded = decision.answer if decision.state == "resolved" else tracker.recorded_answer(decision)
+    if recorded is not None and not recorded.same_answer(answer):
+        raise Refused(
+            f"decision {decision.id} already has the answer {recorded.value!r} "
+            f"({recorded.kind}, by {recorded.by} at {recorded.at.isoformat()}); a different answer is refused",
+            reason="conflicting_answer",
+        )
+    if decision.state == "resolved" and recorded is not None:
+        return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
+    return _complete(tracker, decision, recorded or answer, "completed" if recorded else "resolved")
+
+
+def _complete(tracker: Tracker, decision: Decision, answer: Answer, action: ResolveAction) -> ResolveOutcome:
+    """Steps (a)-(d) in order. A failure raises and leaves the decision open for a re-run."""
+    if action == "resolved":
+        tracker.record_answer(decision, answer)
+    tracker.point_dependents(decision, answer)
+    gates = tracker.clear_blocking(decision)
+    tracker.close(decision, answer)
+    resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
+    return ResolveOutcome(resolved, action, answer, tracker.location(resolved), gates)
+
+
+# --- gate ------------------------------------------------------------------------------------
+
+
+def evaluate_gate(target: str, linked: list[Decision], *, ignore: str | None = None) -> GateResult:
+    """Blocked while any linked, blocking decision is not resolved (abandoned ones keep blocking)."""
+    unique = {d.id: d for d in linked if d.id != ignore}
+    blocking = tuple(d for d in unique.values() if d.state != "resolved" and d.blocking)
+    resolved = tuple(d for d in unique.values() if d.state == "resolved")
+    return GateResult(target=target, blocking=blocking, resolved=resolved)
+
+
+def gate(tracker: Tracker, target: str) -> GateResult:
+    """Evaluate and publish the gate of one dependent (``#N`` or ``branch:<name>``)."""
+    result = evaluate_gate(target, tracker.linked_decisions(target))
+    tracker.publish_gate(result)
+    return result
+
+
+# --- escalate --------------------------------------------------------------------------------
+
+
+def escalate(
+    tracker: Tracker,
+    config: Config,
+    decision_id: str,
+    by: str,
+    *,
+    to: str | None = None,
+    now: datetime | None = None,
+) -> ParkOutcome:
+    """Move a question exactly one level up the hierarchy; sideways, down or past the top is refused."""
+    decision = _load(tracker, decision_id)
+    if decision.state != "open":
+        raise Refused(
+            f"decision {decision.id} is {decision.state}; only open questions escalate", reason=decision.state
+        )
+    authorize(tracker, config, decision, by)
+    above = config.above(decision.owner)
+    if above is None:
+        raise Refused(
+            f"{decision.owner} is at the top of the hierarchy: nobody above can take {decision.id}. "
+            "Answer it, or answer with an explicit default (/default <option>).",
+            reason="top_of_hierarchy",
+        )
+    if to is not None and to.casefold() != above.casefold():
+        raise Refused(
+            f"questions only move up, one level at a time: {decision.owner} -> {above}, not {to}",
+            reason="not_upward",
+        )
+    hop = Escalation(from_owner=decision.owner, to_owner=above, by=by, at=now or utcnow())
+    moved = decision.model_copy(
+        update={"owner": above, "escalations": [*decision.escalations, hop], "updated_at": hop.at}
+    )
+    return ParkOutcome(moved, "updated", tracker.update(moved))

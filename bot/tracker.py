@@ -1,0 +1,126 @@
+"""The one protocol both backends implement, and the small value types that cross it.
+
+The lifecycle (``bot.lifecycle``) holds every rule and calls only these methods, so GitHub and the
+embedded git backlog obey exactly the same rules. Adapters own I/O concerns: retries, pagination,
+rate limits, compare-and-swap. Each resolution step must be idempotent, because a failed step is
+retried by running the whole resolution again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from bot.models import Answer, Decision
+
+GateState = Literal["open", "blocked"]
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a decision lives: ``number``/``url`` on GitHub, ``ref`` (and ``path``) in git."""
+
+    backend: str
+    ref: str | None = None
+    path: str | None = None
+    number: int | None = None
+    url: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Whether a dependent (``#N`` or ``branch:<name>``) may proceed, and what still blocks it."""
+
+    target: str
+    blocking: tuple[Decision, ...] = ()
+    resolved: tuple[Decision, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def state(self) -> GateState:
+        return "blocked" if self.blocking else "open"
+
+
+@runtime_checkable
+class Tracker(Protocol):
+    """Storage for decisions. Every method may raise :class:`bot.errors.BackendFailure`."""
+
+    backend: str
+
+    def default_owner(self) -> str:
+        """Who answers when the config names nobody (repository owner; git user)."""
+        ...
+
+    def claim(self, decision_id: str) -> bool:
+        """Reserve an identity before filing. True means no item can exist yet, so no lookup is needed.
+
+        On GitHub this creates the derived label (atomic: a second creator gets 422); backends
+        without such a primitive return False and let ``find`` answer.
+        """
+        ...
+
+    def find(self, decision_id: str) -> Decision | None:
+        """The stored decision, or None. ``answer`` is set once the decision is resolved."""
+        ...
+
+    def recorded_answer(self, decision: Decision) -> Answer | None:
+        """The answer recorded by resolution step (a), even if later steps have not run yet."""
+        ...
+
+    def location(self, decision: Decision) -> Location: ...
+
+    def create(self, decision: Decision) -> Location:
+        """Create a new item; raise ConcurrentChange if one with this id appeared since ``find``."""
+        ...
+
+    def update(self, decision: Decision) -> Location:
+        """Write a changed open decision in place (content, owner, escalations, state back to open)."""
+        ...
+
+    def block_dependents(self, decision: Decision) -> list[GateResult]:
+        """Make each dependent's gate reflect this open, blocking decision."""
+        ...
+
+    # -- resolution, in this order; each step idempotent ------------------------------------
+    def record_answer(self, decision: Decision, answer: Answer) -> None:
+        """(a) Record the answer durably; the decision stays open."""
+        ...
+
+    def point_dependents(self, decision: Decision, answer: Answer) -> None:
+        """(b) Tell every dependent where the answer is (one note each, updated, never duplicated)."""
+        ...
+
+    def clear_blocking(self, decision: Decision) -> list[GateResult]:
+        """(c) Remove the blocking edges and re-evaluate every dependent's gate."""
+        ...
+
+    def close(self, decision: Decision, answer: Answer) -> None:
+        """(d) Mark the decision resolved. Only after this does ``find`` report it resolved."""
+        ...
+
+    def mark_abandoned(self, decision: Decision, reason: str) -> None:
+        """Close without an answer (the owner or config said so); dependents stay blocked."""
+        ...
+
+    # -- queries ------------------------------------------------------------------------------
+    def linked_decisions(self, target: str) -> list[Decision]:
+        """Every decision a dependent is linked to, by any route the backend knows."""
+        ...
+
+    def publish_gate(self, result: GateResult) -> None:
+        """Make a gate result visible (a commit status on GitHub; nothing to do in git)."""
+        ...
+
+    def iter_decisions(self, state: str | None = None) -> Iterator[Decision]: ...
+
+    def is_member(self, login: str, principal: str) -> bool:
+        """Whether ``login`` is ``principal`` (a login or e-mail) or a member of it (``@org/team``)."""
+        ...
+
+    def permission_of(self, login: str) -> str | None:
+        """Repository permission (``admin``/``maintain``/``write``/``read``), None where unknown."""
+        ...

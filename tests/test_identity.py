@@ -1,0 +1,86 @@
+"""Derived ids and labels: pure, stable, and within GitHub's limits."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.identity import (
+    GITHUB_LABEL_MAX,
+    check_decision_id,
+    decision_id,
+    decision_label,
+    normalize_name,
+)
+
+names = st.from_regex(r"[a-z0-9]([a-z0-9._-]{0,98}[a-z0-9])?", fullmatch=True)
+
+
+def test_id_is_origin_decision_key() -> None:
+    assert decision_id("Billing-42", "Refund") == "billing-42-decision-refund"
+
+
+@pytest.mark.parametrize("bad", ["", "  ", "a b", "émile", "x/y", "-lead", "trail-", "a" * 101, "semi;colon"])
+def test_names_outside_the_alphabet_are_errors_not_rewritten(bad: str) -> None:
+    with pytest.raises(ValueError, match=r"origin"):
+        normalize_name(bad, what="origin")
+
+
+def test_error_names_the_offending_characters() -> None:
+    with pytest.raises(ValueError, match=r"'/'"):
+        normalize_name("a/b", what="key")
+
+
+def test_short_labels_are_the_id_itself() -> None:
+    assert decision_label("a-decision-b") == "decision:a-decision-b"
+
+
+@given(names, names)
+def test_labels_never_exceed_githubs_limit(origin: str, key: str) -> None:
+    assert len(decision_label(decision_id(origin, key))) <= GITHUB_LABEL_MAX
+
+
+@given(names, names, names, names)
+@settings(max_examples=300)
+def test_distinct_ids_get_distinct_labels(o1: str, k1: str, o2: str, k2: str) -> None:
+    a, b = decision_id(o1, k1), decision_id(o2, k2)
+    if a != b:
+        assert decision_label(a) != decision_label(b)
+
+
+def test_no_label_collisions_among_many_long_ids_sharing_a_prefix() -> None:
+    prefix = "agent-fleet-" + "x" * 60
+    labels = {decision_label(decision_id(prefix, f"question-{i}")) for i in range(20_000)}
+    assert len(labels) == 20_000
+
+
+@given(names, names)
+def test_ids_round_trip_through_check(origin: str, key: str) -> None:
+    did = decision_id(origin, key)
+    assert check_decision_id(did.upper()) == did
+
+
+def test_labels_are_stable_across_processes_and_hash_seeds() -> None:
+    """Labels are a stored contract: they must not depend on PYTHONHASHSEED or the interpreter."""
+    long_id = decision_id("o" * 80, "k" * 80)
+    code = "from bot.identity import decision_label as f; print(f(%r))" % long_id
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": seed}
+        ).stdout.strip()
+        for seed in ("0", "1", "12345")
+    }
+    assert outputs == {decision_label(long_id)}
+    # A fixed vector: if this changes, every existing GitHub decision is orphaned.
+    assert decision_label(long_id) == "decision:" + "o" * 30 + "~a5ec419fec"
+    assert decision_label("agent-7-decision-" + "q" * 40) == "decision:agent-7-decision-qqqqqqqqqqqqq~766bd59efb"
+
+
+def test_a_shortened_label_never_equals_an_unshortened_one() -> None:
+    shortened = decision_label("a" * 30 + "-decision-" + "b" * 30)
+    assert "~" in shortened
+    assert len(shortened) == GITHUB_LABEL_MAX
