@@ -24,7 +24,19 @@ from typing import Any, Literal
 from bot.config import Config
 from bot.errors import ConcurrentChange, InvalidInput, NotFound, Refused
 from bot.identity import check_decision_id
-from bot.models import Answer, AnswerKind, Decision, Escalation, NeedsInput, utcnow
+from bot.identity import decision_id as derive_id
+from bot.models import (
+    Answer,
+    AnswerKind,
+    Decision,
+    DoneWithAssumptions,
+    Escalation,
+    LogEntry,
+    NeedsInput,
+    Override,
+    utcnow,
+)
+from bot.policy import budget_refusal, find_precedent
 from bot.tracker import GateResult, Location, Tracker
 
 ParkAction = Literal["created", "updated", "unchanged"]
@@ -50,6 +62,8 @@ class ParkOutcome:
             "owner": self.decision.owner,
             **self.location.as_dict(),
             "gates": [gate_dict(g) for g in self.gates],
+            **({"precedent": self.decision.precedent.model_dump(mode="json")} if self.decision.precedent else {}),
+            **({"answer": self.decision.answer.model_dump(mode="json")} if self.decision.answer else {}),
         }
 
 
@@ -102,8 +116,31 @@ def build_decision(result: NeedsInput, owner: str, now: datetime) -> Decision:
         run=result.run,
         dependents=list(dict.fromkeys(result.dependents)),
         owner=owner,
+        requester=result.requester,
         created_at=now,
         updated_at=now,
+    )
+
+
+def log_entry(event: str, decision: Decision, now: datetime, **extra: Any) -> LogEntry:
+    """A question-log line carrying what precedents and the report need."""
+    answer = decision.answer
+    return LogEntry.model_validate(
+        {
+            "at": now,
+            "event": event,
+            "origin": decision.origin,
+            "decision": decision.id,
+            "key": decision.key,
+            "run": decision.run,
+            "question": decision.question,
+            "options": decision.option_ids(),
+            "guess": decision.guess,
+            "answer": answer.value if answer else None,
+            "answer_kind": answer.kind if answer else None,
+            "by": answer.by if answer else None,
+            **extra,
+        }
     )
 
 
@@ -155,9 +192,7 @@ def _park_once(tracker: Tracker, result: NeedsInput, config: Config, now: dateti
     existing = None if tracker.claim(incoming.id) else tracker.find(incoming.id)
 
     if existing is None:
-        location = tracker.create(incoming)
-        gates = tracker.block_dependents(incoming) if incoming.blocking and incoming.dependents else []
-        return ParkOutcome(incoming, "created", location, gates)
+        return _park_new(tracker, incoming, config, now)
 
     if existing.title != incoming.title:
         raise Refused(
@@ -178,6 +213,26 @@ def _park_once(tracker: Tracker, result: NeedsInput, config: Config, now: dateti
     location = tracker.update(merged) if changed else tracker.location(existing)
     gates = tracker.block_dependents(merged) if merged.blocking and merged.dependents else []
     return ParkOutcome(merged, "updated" if changed else "unchanged", location, gates)
+
+
+def _park_new(tracker: Tracker, incoming: Decision, config: Config, now: datetime) -> ParkOutcome:
+    """A new question: within budget, citing a precedent if one exists, logged."""
+    refusal = budget_refusal(incoming, tracker.open_decisions(origin=incoming.origin, run=incoming.run), config)
+    if refusal is not None:
+        reason, message = refusal
+        tracker.append_log(log_entry("refused", incoming, now, reason=reason))
+        raise Refused(message, reason="cap_reached")
+    citation = find_precedent(incoming, tracker.iter_log(), config) if config.precedents != "off" else None
+    if citation is not None:
+        incoming = incoming.model_copy(update={"precedent": citation})
+    location = tracker.create(incoming)
+    tracker.append_log(log_entry("parked", incoming, now))
+    if citation is not None and config.precedents == "apply":
+        answer = Answer(value=citation.answer, kind="precedent", by="precedent", at=now, citation=citation)
+        done = _complete(tracker, config, incoming, answer, "resolved", now)
+        return ParkOutcome(done.decision, "created", location, done.gates)
+    gates = tracker.block_dependents(incoming) if incoming.blocking and incoming.dependents else []
+    return ParkOutcome(incoming, "created", location, gates)
 
 
 # --- resolve ---------------------------------------------------------------------------------
@@ -266,18 +321,30 @@ def resolve(
         )
     if decision.state == "resolved" and recorded is not None:
         return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
-    return _complete(tracker, decision, recorded or answer, "completed" if recorded else "resolved")
+    action: ResolveAction = "completed" if recorded else "resolved"
+    return _complete(tracker, config, decision, recorded or answer, action, answer.at)
 
 
-def _complete(tracker: Tracker, decision: Decision, answer: Answer, action: ResolveAction) -> ResolveOutcome:
-    """Steps (a)-(d) in order. A failure raises and leaves the decision open for a re-run."""
+def _complete(
+    tracker: Tracker, config: Config, decision: Decision, answer: Answer, action: ResolveAction, now: datetime
+) -> ResolveOutcome:
+    """Steps (a)-(d) in order, logging before the close so a re-run can only repeat the line, never lose it.
+
+    A failure raises and leaves the decision open for a re-run.
+    """
     if action == "resolved":
         tracker.record_answer(decision, answer)
     tracker.point_dependents(decision, answer)
     gates = tracker.clear_blocking(decision)
-    tracker.close(decision, answer)
     resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
+    tracker.append_log(log_entry("resolved", resolved, now, location=_where(tracker, resolved)))
+    tracker.close(decision, answer)
     return ResolveOutcome(resolved, action, answer, tracker.location(resolved), gates)
+
+
+def _where(tracker: Tracker, decision: Decision) -> str | None:
+    location = tracker.location(decision)
+    return location.url or (f"{location.ref}:{location.path}" if location.ref else location.path)
 
 
 # --- gate ------------------------------------------------------------------------------------
@@ -329,8 +396,172 @@ def escalate(
             f"questions only move up, one level at a time: {decision.owner} -> {above}, not {to}",
             reason="not_upward",
         )
-    hop = Escalation(from_owner=decision.owner, to_owner=above, by=by, at=now or utcnow())
+    return _move(tracker, decision, Escalation(from_owner=decision.owner, to_owner=above, by=by, at=now or utcnow()))
+
+
+def return_to_requester(
+    tracker: Tracker, config: Config, decision_id: str, by: str, *, now: datetime | None = None
+) -> ParkOutcome:
+    """``/return``: the owner cannot answer, so the question goes back to whoever started an interactive run."""
+    decision = _load(tracker, decision_id)
+    if decision.state != "open":
+        raise Refused(f"decision {decision.id} is {decision.state}; only open questions move", reason=decision.state)
+    authorize(tracker, config, decision, by)
+    if not decision.requester:
+        raise Refused(
+            f"{decision.id} came from a run that is not interactive (no requester): answer it, escalate it, "
+            "or answer with an explicit default",
+            reason="not_interactive",
+        )
+    hop = Escalation(kind="return", from_owner=decision.owner, to_owner=decision.requester, by=by, at=now or utcnow())
+    return _move(tracker, decision, hop)
+
+
+def _move(tracker: Tracker, decision: Decision, hop: Escalation) -> ParkOutcome:
     moved = decision.model_copy(
-        update={"owner": above, "escalations": [*decision.escalations, hop], "updated_at": hop.at}
+        update={"owner": hop.to_owner, "escalations": [*decision.escalations, hop], "updated_at": hop.at}
     )
-    return ParkOutcome(moved, "updated", tracker.update(moved))
+    location = tracker.update(moved)
+    event = "escalated" if hop.kind == "escalate" else "returned"
+    tracker.append_log(log_entry(event, moved, hop.at, by=hop.by, reason=f"{hop.from_owner} -> {hop.to_owner}"))
+    return ParkOutcome(moved, "updated", location)
+
+
+# --- review items (done_with_assumptions) ------------------------------------------------------
+
+REVIEW_KEY = "assumptions"
+
+
+def park_review(
+    tracker: Tracker, result: DoneWithAssumptions, config: Config, *, now: datetime | None = None
+) -> ParkOutcome:
+    """Park stated assumptions as one non-blocking review item per origin, so the owner reviews
+    rather than pre-authorizes. Same identity rules as decisions; nothing ever blocks on it."""
+    now = now or utcnow()
+    owner = config.owner_for(result.origin, tracker.default_owner())
+    checklist = "\n".join(f"{n}. {a.text}" for n, a in enumerate(result.assumptions, 1))
+    incoming = Decision(
+        id=derive_id(result.origin, REVIEW_KEY),
+        kind="review",
+        origin=result.origin,
+        key=REVIEW_KEY,
+        title=result.title or f"Review the assumptions of {result.origin}",
+        question=f"The agent finished under these stated assumptions. Accept them, or override one:\n{checklist}",
+        work_so_far=result.work_so_far,
+        blocking=False,
+        run=result.run,
+        dependents=list(dict.fromkeys(result.dependents)),
+        assumptions=list(result.assumptions),
+        owner=owner,
+        created_at=now,
+        updated_at=now,
+    )
+    existing = None if tracker.claim(incoming.id) else tracker.find(incoming.id)
+    if existing is None:
+        location = tracker.create(incoming)
+        tracker.append_log(log_entry("parked", incoming, now))
+        return ParkOutcome(incoming, "created", location)
+    if existing.title != incoming.title or existing.kind != "review":
+        raise Refused(f"identity collision: {incoming.id} already exists as {existing.title!r}", reason="collision")
+    if existing.state == "resolved":
+        raise Refused(f"the review {incoming.id} was already accepted; it stays closed", reason="resolved")
+    merged = merge_refiling(existing, incoming, now)
+    changed = merged.content_key() != existing.content_key()
+    return ParkOutcome(
+        merged, "updated" if changed else "unchanged", tracker.update(merged) if changed else tracker.location(existing)
+    )
+
+
+def _load_review(tracker: Tracker, config: Config, decision_id: str, by: str) -> Decision:
+    decision = _load(tracker, decision_id)
+    if decision.kind != "review":
+        raise InvalidInput(f"{decision.id} is a decision, not a review item: answer it with /decide")
+    authorize(tracker, config, decision, by)
+    return decision
+
+
+def accept_review(
+    tracker: Tracker, config: Config, decision_id: str, by: str, *, now: datetime | None = None
+) -> ResolveOutcome:
+    """``/accept``: the owner reviewed the assumptions and lets them stand; closes the review item."""
+    decision = _load_review(tracker, config, decision_id, by)
+    answer = Answer(value="accepted", kind="accepted", by=by, at=now or utcnow())
+    if decision.state == "resolved":
+        return ResolveOutcome(decision, "unchanged", decision.answer or answer, tracker.location(decision))
+    recorded = tracker.recorded_answer(decision)
+    return _complete(tracker, config, decision, recorded or answer, "completed" if recorded else "resolved", answer.at)
+
+
+def override_assumption(
+    tracker: Tracker,
+    config: Config,
+    decision_id: str,
+    number: int,
+    text: str,
+    by: str,
+    *,
+    now: datetime | None = None,
+) -> ParkOutcome:
+    """``/override <n> <text>``: one assumption becomes a recorded answer; dependents are told to rework."""
+    now = now or utcnow()
+    decision = _load_review(tracker, config, decision_id, by)
+    if decision.state != "open":
+        raise Refused(
+            f"the review {decision.id} is {decision.state}; overrides are taken while it is open", reason=decision.state
+        )
+    if not 1 <= number <= len(decision.assumptions):
+        raise InvalidInput(f"{decision.id} has assumptions 1 to {len(decision.assumptions)}, not {number}")
+    previous = next((o for o in decision.overrides if o.assumption == number), None)
+    if previous is not None:
+        if previous.text.strip() == text.strip():
+            return ParkOutcome(decision, "unchanged", tracker.location(decision))
+        raise Refused(
+            f"assumption {number} of {decision.id} was already overridden with {previous.text!r}",
+            reason="conflicting_answer",
+        )
+    override = Override(assumption=number, text=text.strip(), by=by, at=now)
+    changed = decision.model_copy(update={"overrides": [*decision.overrides, override], "updated_at": now})
+    location = tracker.update(changed)
+    note = Answer(
+        value=f"assumption {number} overridden: {override.text} (rework needed)", kind="free_text", by=by, at=now
+    )
+    tracker.point_dependents(changed, note)
+    tracker.append_log(
+        log_entry(
+            "overridden",
+            changed,
+            now,
+            by=by,
+            answer=override.text,
+            reason=f"assumption {number}: {decision.assumptions[number - 1].text}",
+        )
+    )
+    return ParkOutcome(changed, "updated", location)
+
+
+# --- wait and resume -------------------------------------------------------------------------
+
+
+def answer_of(tracker: Tracker, decision_id: str) -> Decision:
+    """The decision as it stands now (for ``wait`` polling and ``resume``)."""
+    return _load(tracker, decision_id)
+
+
+def resume_context(decision: Decision) -> dict[str, Any]:
+    """What a fresh agent session needs to continue: the question, the answer and how it was given,
+    and the preserved work."""
+    answer = decision.answer
+    return {
+        "id": decision.id,
+        "state": decision.state,
+        "question": decision.question,
+        "options": [o.model_dump() for o in decision.options],
+        "answer": answer.value if answer else None,
+        "answered_by": answer.by if answer else None,
+        "answered_at": answer.at.isoformat() if answer else None,
+        "assumption": bool(answer and answer.assumption),
+        "precedent": answer.citation.model_dump(mode="json") if answer and answer.citation else None,
+        "guess": decision.guess,
+        "overrides": [o.model_dump(mode="json") for o in decision.overrides],
+        "work_so_far": decision.work_so_far,
+    }

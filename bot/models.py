@@ -102,6 +102,10 @@ class NeedsInput(Strict):
         max_length=MAX_DEPENDENTS,
         description="What waits for the answer: '#12' (a pull request) or a branch name.",
     )
+    requester: ShortText | None = Field(
+        default=None,
+        description="Who started an interactive run; `/return` hands the question back to them.",
+    )
 
     @field_validator("question")
     @classmethod
@@ -286,7 +290,7 @@ def parse_dependent(value: str) -> str:
 
 # --- records kept by the backends -------------------------------------------------------------
 
-AnswerKind = Literal["option", "free_text", "default", "precedent"]
+AnswerKind = Literal["option", "free_text", "default", "precedent", "accepted"]
 
 
 class Citation(Strict):
@@ -319,12 +323,49 @@ class Answer(Strict):
 
 
 class Escalation(Strict):
-    """One hop up the owner hierarchy."""
+    """One hop of the question: up the owner hierarchy, or back to the requester of an interactive run."""
 
+    kind: Literal["escalate", "return"] = "escalate"
     from_owner: str
     to_owner: str
     by: str
     at: datetime
+
+
+class Override(Strict):
+    """An owner turned one stated assumption of a review item into a recorded answer."""
+
+    assumption: int = Field(ge=1, description="1-based index into the review item's assumptions.")
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+    by: str
+    at: datetime
+
+
+LogEvent = Literal["parked", "refused", "resolved", "escalated", "returned", "overridden", "abandoned"]
+
+
+class LogEntry(BaseModel):
+    """One line of the question log: what was asked or refused, and how it was answered.
+
+    Precedents are looked up here, and the report clusters it, so it carries the question text.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    at: datetime
+    event: LogEvent
+    origin: str
+    decision: str | None = None
+    key: str | None = None
+    run: str | None = None
+    question: str | None = None
+    options: list[str] = Field(default_factory=list)
+    guess: str | None = None
+    answer: str | None = None
+    answer_kind: str | None = None
+    by: str | None = None
+    reason: str | None = None
+    location: str | None = None
 
 
 DecisionState = Literal["open", "resolved", "abandoned"]
@@ -355,6 +396,8 @@ class Decision(BaseModel):
     escalations: list[Escalation] = Field(default_factory=list)
     assumptions: list[Assumption] = Field(default_factory=list)
     precedent: Citation | None = None
+    requester: str | None = None
+    overrides: list[Override] = Field(default_factory=list)
     created_at: datetime
     updated_at: datetime
 

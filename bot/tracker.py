@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from bot.models import Answer, Decision
+from bot.models import Answer, Decision, LogEntry
 
 GateState = Literal["open", "blocked"]
 
@@ -116,6 +116,19 @@ class Tracker(Protocol):
         ...
 
     def iter_decisions(self, state: str | None = None) -> Iterator[Decision]: ...
+
+    def open_decisions(self, *, origin: str, run: str | None = None) -> list[Decision]:
+        """Open decisions of this origin task or of this run (either matches), for the question budgets."""
+        ...
+
+    # -- the question log -----------------------------------------------------------------------
+    def append_log(self, entry: LogEntry) -> None:
+        """Append one line; readers tolerate a repeated line (a re-run may append twice)."""
+        ...
+
+    def iter_log(self) -> Iterator[LogEntry]:
+        """Every logged line, oldest first: what precedents are looked up in and the report counts."""
+        ...
 
     def is_member(self, login: str, principal: str) -> bool:
         """Whether ``login`` is ``principal`` (a login or e-mail) or a member of it (``@org/team``)."""

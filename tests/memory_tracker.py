@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from bot.errors import ConcurrentChange, Refused
 from bot.lifecycle import evaluate_gate
-from bot.models import Answer, Decision
+from bot.models import Answer, Decision, LogEntry
 from bot.tracker import GateResult, Location
 
 
@@ -26,6 +26,7 @@ class MemoryTracker:
         self.writes = 0
         self.owner = owner
         self.teams: dict[str, set[str]] = {}
+        self.log: list[LogEntry] = []
 
     def default_owner(self) -> str:
         return self.owner
@@ -99,6 +100,17 @@ class MemoryTracker:
 
     def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
         return iter([d for d in self.items.values() if state is None or d.state == state])
+
+    def open_decisions(self, *, origin: str, run: str | None = None) -> list[Decision]:
+        return [
+            d for d in self.items.values() if d.state == "open" and (d.origin == origin or (run and d.run == run))
+        ]
+
+    def append_log(self, entry: LogEntry) -> None:
+        self.log.append(entry)
+
+    def iter_log(self) -> Iterator[LogEntry]:
+        return iter(list(self.log))
 
     def is_member(self, login: str, principal: str) -> bool:
         if principal.startswith("@"):

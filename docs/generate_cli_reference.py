@@ -1,0 +1,71 @@
+"""Regenerate docs/cli.md from the commands' own --help, so the reference cannot drift from the code.
+
+    python docs/generate_cli_reference.py        # rewrite docs/cli.md
+    python docs/generate_cli_reference.py --check  # exit 1 if docs/cli.md is stale (run by the tests)
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from bot.cli import cli
+
+TARGET = Path(__file__).with_name("cli.md")
+
+INTRO = """\
+# CLI reference
+
+Generated from `parkbot --help` by `docs/generate_cli_reference.py`; do not edit by hand.
+
+Every command takes `--backend git|github` (env `PARKBOT_BACKEND`, default `git`: the embedded backlog
+in the repository containing `--repo`, default the current directory), `--config PATH` (default
+`.github/parkbot.yml`) and `--json` (one JSON object on stdout, for machines). On GitHub the settings come
+from `GITHUB_TOKEN`, `GITHUB_REPOSITORY` and `GITHUB_API_URL`.
+
+## Exit codes (contract)
+
+| code | meaning |
+| --- | --- |
+| 0 | done |
+| 1 | blocked: the gate is closed, or `wait`/`resume` found no answer yet |
+| 2 | invalid input or usage (the message names the field to fix) |
+| 3 | refused by a lifecycle rule: identity collision, reopening a resolved decision, a conflicting answer, not an owner, a question budget reached, a sideways escalation |
+| 4 | backend failure after bounded retries: safe to run the same command again |
+
+With `--json`, a failure prints `{"error": <reason>, "message": ..., "exit_code": ...}` on stdout as well.
+
+## `--json` output of `park` and `show` (contract)
+
+`park` prints at least `id` (the derived decision id), `action` (`created`, `updated`, `unchanged`) and
+where the decision lives (`number` and `url` on GitHub, `ref` and `path` in git). `show` adds `state`
+(`open`, `resolved`, `abandoned`), `owner`, `answer` and `dependents`.
+"""
+
+
+def render() -> str:
+    parts = [INTRO]
+    ctx = click.Context(cli, info_name="parkbot", terminal_width=100, max_content_width=100)
+    parts.append("## parkbot\n\n```text\n" + cli.get_help(ctx) + "\n```\n")
+    for name in sorted(cli.commands):
+        command = cli.commands[name]
+        sub = click.Context(command, parent=ctx, info_name=name, terminal_width=100, max_content_width=100)
+        parts.append(f"## parkbot {name}\n\n```text\n{command.get_help(sub)}\n```\n")
+    return "\n".join(parts)
+
+
+def main() -> int:
+    text = render()
+    if "--check" in sys.argv:
+        if not TARGET.exists() or TARGET.read_text(encoding="utf-8") != text:
+            print(f"{TARGET} is stale: run python docs/generate_cli_reference.py", file=sys.stderr)
+            return 1
+        return 0
+    TARGET.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

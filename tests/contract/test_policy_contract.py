@@ -1,0 +1,173 @@
+"""Supervision policy on every backend: budgets, upward-only moves, defaults, review items, precedents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot import lifecycle
+from bot.config import Config, Limits, Owners
+from bot.errors import InvalidInput, Refused
+from bot.models import DoneWithAssumptions, parse_result
+from tests.contract.test_lifecycle_contract import NOW, result
+
+
+def with_config(harness: Any, **changes: Any) -> Config:
+    harness.config = harness.config.model_copy(update=changes)
+    return harness.config
+
+
+def ask(harness: Any, key: str, **changes: Any) -> lifecycle.ParkOutcome:
+    return lifecycle.park(harness.tracker, result(key=key, title=f"Question {key}", **changes), harness.config, now=NOW)
+
+
+def test_cap_per_origin_refuses_the_next_question_and_logs_it(harness: Any) -> None:
+    for key in ("a", "b", "c"):
+        ask(harness, key)
+    with pytest.raises(Refused) as info:
+        ask(harness, "d")
+    assert info.value.reason == "cap_reached"
+    assert "re-delegated" in info.value.message
+    assert harness.tracker.find("billing-42-decision-d") is None
+    refused = [e for e in harness.tracker.iter_log() if e.event == "refused"]
+    assert [(e.decision, e.reason) for e in refused] == [("billing-42-decision-d", "cap_per_origin")]
+
+
+def test_refiling_an_existing_question_never_counts_twice(harness: Any) -> None:
+    for key in ("a", "b", "c"):
+        ask(harness, key)
+    assert ask(harness, "a").action == "unchanged"
+    assert ask(harness, "c", work_so_far={"more": True}).action == "updated"
+
+
+def test_cap_per_run_reached_mid_run(harness: Any) -> None:
+    with_config(harness, limits=Limits(open_per_run=2))
+    ask(harness, "a", origin="task-1", run="run-9")
+    ask(harness, "b", origin="task-2", run="run-9")
+    with pytest.raises(Refused, match="run run-9"):
+        ask(harness, "c", origin="task-3", run="run-9")
+    assert ask(harness, "c", origin="task-3", run="run-10").action == "created"
+
+
+def test_resolved_questions_free_the_budget(harness: Any) -> None:
+    for key in ("a", "b", "c"):
+        ask(harness, key)
+    lifecycle.resolve(harness.tracker, harness.config, "billing-42-decision-a", "full_original", "alice")
+    assert ask(harness, "d").action == "created"
+
+
+def test_one_blocking_question_per_origin_in_strict_mode(harness: Any) -> None:
+    with_config(harness, limits=Limits(one_blocking_question_per_origin=True))
+    ask(harness, "a")
+    assert ask(harness, "soft", blocking=False).action == "created"
+    with pytest.raises(Refused, match="one outstanding blocking question"):
+        ask(harness, "b")
+
+
+def test_three_level_escalation_then_top_refused(harness: Any) -> None:
+    with_config(harness, owners=Owners(default="agent-7"), hierarchy={"agent-7": "lead", "lead": "cto"})
+    did = ask(harness, "a").decision.id
+    with pytest.raises(Refused, match="only move up"):
+        lifecycle.escalate(harness.tracker, harness.config, did, "agent-7", to="agent-8")  # sideways
+    lifecycle.escalate(harness.tracker, harness.config, did, "agent-7")
+    with pytest.raises(Refused, match="only move up"):
+        lifecycle.escalate(harness.tracker, harness.config, did, "lead", to="agent-7")  # down
+    lifecycle.escalate(harness.tracker, harness.config, did, "lead")
+    with pytest.raises(Refused, match="top of the hierarchy"):
+        lifecycle.escalate(harness.tracker, harness.config, did, "cto")
+    stored = harness.tracker.find(did)
+    assert stored.chain() == ["agent-7", "lead", "cto"]
+    assert [e.event for e in harness.tracker.iter_log() if e.decision == did] == ["parked", "escalated", "escalated"]
+
+
+def test_return_to_requester_only_for_interactive_runs(harness: Any) -> None:
+    did = ask(harness, "a").decision.id
+    with pytest.raises(Refused, match="not interactive"):
+        lifecycle.return_to_requester(harness.tracker, harness.config, did, "alice")
+    did2 = ask(harness, "b", requester="erin").decision.id
+    moved = lifecycle.return_to_requester(harness.tracker, harness.config, did2, "alice")
+    assert moved.decision.owner == "erin"
+    assert lifecycle.resolve(harness.tracker, harness.config, did2, "full_original", "erin").action == "resolved"
+
+
+def test_default_answer_is_visible_as_an_assumption_everywhere(harness: Any) -> None:
+    target = harness.make_dependent("agent/default")
+    did = ask(harness, "a", dependents=[target]).decision.id
+    lifecycle.resolve(harness.tracker, harness.config, did, "remaining_three", "alice", command="default")
+    stored = harness.tracker.find(did)
+    assert stored.answer.kind == "default"
+    context = lifecycle.resume_context(stored)
+    assert context["assumption"] is True
+    logged = [e for e in harness.tracker.iter_log() if e.event == "resolved"]
+    assert [(e.answer, e.answer_kind) for e in logged] == [("remaining_three", "default")]
+
+
+def review(**changes: Any) -> DoneWithAssumptions:
+    data = {"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR", "net of tax"]}
+    parsed = parse_result({**data, **changes})
+    assert isinstance(parsed, DoneWithAssumptions)
+    return parsed
+
+
+def test_review_item_is_non_blocking_idempotent_and_accepted(harness: Any) -> None:
+    target = harness.make_dependent("agent/review")
+    first = lifecycle.park_review(harness.tracker, review(dependents=[target]), harness.config, now=NOW)
+    assert first.action == "created"
+    assert first.decision.kind == "review"
+    assert lifecycle.park_review(harness.tracker, review(dependents=[target]), harness.config).action == "unchanged"
+    assert lifecycle.gate(harness.tracker, target).state == "open"
+    for key in ("a", "b", "c"):  # review items do not use the question budget
+        ask(harness, key)
+    done = lifecycle.accept_review(harness.tracker, harness.config, first.decision.id, "alice")
+    assert done.answer.kind == "accepted"
+    assert harness.tracker.find(first.decision.id).state == "resolved"
+    with pytest.raises(InvalidInput, match="not a review"):
+        lifecycle.accept_review(harness.tracker, harness.config, "billing-42-decision-a", "alice")
+
+
+def test_override_turns_an_assumption_into_a_recorded_answer(harness: Any) -> None:
+    did = lifecycle.park_review(harness.tracker, review(), harness.config).decision.id
+    with pytest.raises(InvalidInput, match="1 to 2"):
+        lifecycle.override_assumption(harness.tracker, harness.config, did, 3, "USD", "alice")
+    lifecycle.override_assumption(harness.tracker, harness.config, did, 1, "USD", "alice")
+    stored = harness.tracker.find(did)
+    assert [(o.assumption, o.text, o.by) for o in stored.overrides] == [(1, "USD", "alice")]
+    again = lifecycle.override_assumption(harness.tracker, harness.config, did, 1, "USD", "alice")
+    assert again.action == "unchanged"
+    with pytest.raises(Refused, match="already overridden"):
+        lifecycle.override_assumption(harness.tracker, harness.config, did, 1, "GBP", "alice")
+
+
+def test_precedent_is_suggested_with_a_citation(harness: Any) -> None:
+    first = ask(harness, "refund", origin="billing-41").decision.id
+    lifecycle.resolve(harness.tracker, harness.config, first, "full_original", "alice")
+    second = ask(harness, "refund", origin="billing-42")
+    assert second.decision.state == "open"
+    citation = harness.tracker.find(second.decision.id).precedent
+    assert citation is not None
+    assert (citation.decision, citation.answer, citation.answered_by) == (first, "full_original", "alice")
+
+
+def test_precedent_applied_when_configured(harness: Any) -> None:
+    first = ask(harness, "refund", origin="billing-41").decision.id
+    lifecycle.resolve(harness.tracker, harness.config, first, "full_original", "alice")
+    with_config(harness, precedents="apply")
+    target = harness.make_dependent("agent/precedent")
+    second = ask(harness, "refund", origin="billing-42", dependents=[target])
+    stored = harness.tracker.find(second.decision.id)
+    assert stored.state == "resolved"
+    assert (stored.answer.by, stored.answer.kind, stored.answer.value) == ("precedent", "precedent", "full_original")
+    assert stored.answer.citation.decision == first
+    assert lifecycle.gate(harness.tracker, target).state == "open"
+
+
+def test_no_precedent_from_a_different_question_or_a_default(harness: Any) -> None:
+    with_config(harness, precedents="apply")
+    first = ask(harness, "refund", origin="billing-41").decision.id
+    lifecycle.resolve(harness.tracker, harness.config, first, "full_original", "alice", command="default")
+    other = ask(harness, "refund", origin="billing-42")
+    assert other.decision.state == "open"
+    assert other.decision.precedent is None
+    unrelated = ask(harness, "currency", origin="search-1", question="Which currency?", options=["eur", "usd"], guess="eur")
+    assert unrelated.decision.precedent is None
