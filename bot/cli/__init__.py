@@ -13,6 +13,7 @@ import click
 from bot import __version__
 from bot.cli.core import COMMANDS
 from bot.cli.policy import POLICY_COMMANDS
+from bot.cli.report import REPORT_COMMANDS
 
 
 @click.group(
@@ -32,7 +33,7 @@ def cli() -> None:
     """
 
 
-for command in [*COMMANDS, *POLICY_COMMANDS]:
+for command in [*COMMANDS, *POLICY_COMMANDS, *REPORT_COMMANDS]:
     cli.add_command(command)
 
 

@@ -1,0 +1,117 @@
+"""``parkbot report``: the question log as numbers and pictures, over a time window."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime, timedelta
+from typing import TypeVar
+
+import click
+
+from bot.cli.common import State, backend_options
+from bot.errors import InvalidInput
+from bot.models import LogEntry, utcnow
+from bot.report import FORMATS, run_report
+from bot.tracker import Tracker
+
+T = TypeVar("T")
+
+_RELATIVE = re.compile(r"^\s*(\d{1,6})\s*([hdw])\s*$", re.IGNORECASE)
+_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_since(value: str, now: datetime) -> datetime:
+    """``30d``, ``2w``, ``12h`` (before ``now``), or an ISO date or date-time (UTC unless it says otherwise)."""
+    match = _RELATIVE.match(value)
+    if match:
+        amount, unit = int(match.group(1)), match.group(2).lower()
+        if amount == 0:
+            raise InvalidInput(f"--since {value!r}: the window must be at least one {_UNITS[unit][:-1]}")
+        try:
+            return now - timedelta(**{_UNITS[unit]: amount})
+        except OverflowError:
+            raise InvalidInput(f"--since {value!r} reaches before the year 1") from None
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise InvalidInput(
+            f"--since {value!r}: use a span such as 30d, 2w or 12h, or an ISO date such as 2024-05-01"
+        ) from None
+    parsed = parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    if parsed > now:
+        raise InvalidInput(f"--since {value!r} is in the future")
+    return parsed
+
+
+def with_progress(items: Iterable[T], label: str) -> Iterator[T]:
+    """``items``, with a progress bar on stderr when (and only when) stderr is a terminal."""
+    if not sys.stderr.isatty():
+        yield from items
+        return
+    with click.progressbar(items, label=label, file=sys.stderr, show_pos=True) as bar:
+        yield from bar
+
+
+def _events(tracker: Tracker) -> Iterable[LogEntry]:
+    """Refusals from the question log: a refused question was never parked, so only the log has it."""
+    return (entry for entry in tracker.iter_log() if entry.event == "refused")
+
+
+@click.command()
+@click.option(
+    "--since",
+    default="30d",
+    show_default=True,
+    help="Start of the window: a span back from now (30d, 2w, 12h) or an ISO date (2024-05-01).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="md (GitHub step summaries and issues), json (machines), html (one self-contained page). "
+    "Default: md, or json with --json.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write the report to this file instead of stdout.",
+)
+@backend_options
+def report(state: State, since: str, fmt: str | None, output: str | None) -> None:
+    """Report what the agents asked: counts, time to answer, the weekly rate, recurring questions.
+
+    Recurring questions (same key, or the same text once numbers, ids and quoted strings are set
+    aside) asked by different origins or runs are gaps in the delegation template: each comes with a
+    line to add to it. Guess vs answer is the share of answers that differ from the agent's guess.
+    See docs/report.md for what each figure means.
+
+    \b
+    Example:
+      parkbot report --since 30d >> "$GITHUB_STEP_SUMMARY"
+      parkbot report --since 2024-05-01 --format html --output report.html
+    """
+    now = utcnow()
+    if fmt is None:
+        fmt = "json" if state.as_json else "md"
+    elif state.as_json and fmt != "json":
+        raise InvalidInput(f"--json asks for JSON but --format is {fmt}; give one of them")
+    start = parse_since(since, now)
+    tracker = state.backend.tracker
+    text = run_report(with_progress(tracker.iter_decisions(), "Reading decisions"), _events(tracker), start, now, fmt)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {output}: {exc.strerror}") from exc
+    click.echo(f"wrote the {fmt} report to {output}", err=True)
+
+
+REPORT_COMMANDS = [report]

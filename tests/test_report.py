@@ -1,0 +1,749 @@
+"""The report: figures on a constructed history with known answers, the renderers, the CLI, the dashboard."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from bot.cli import report as report_cli
+from bot.cli.common import State
+from bot.cli.report import REPORT_COMMANDS, parse_since, report, with_progress
+from bot.errors import InvalidInput
+from bot.models import Answer, Decision, Escalation, LogEntry, Option
+from bot.report import (
+    DASHBOARD_MARKER,
+    Report,
+    compute_report,
+    find_clusters,
+    is_dashboard,
+    normalize_question,
+    render,
+    render_dashboard,
+    run_report,
+    template_question,
+)
+from bot.report.dashboard import MAX_BODY
+from bot.report.figures import nearest_rank
+from tests.memory_tracker import MemoryTracker
+
+NOW = datetime(2024, 6, 30, 12, 0, tzinfo=UTC)  # a Sunday, in ISO week 2024-W26
+SINCE = datetime(2024, 6, 1, tzinfo=UTC)  # a Saturday, in ISO week 2024-W22
+SCRIPT = "Should the banner say <script>alert('pwned')</script> & @everyone?"
+
+
+def at(day: int, hour: int = 10, month: int = 6) -> datetime:
+    return datetime(2024, month, day, hour, tzinfo=UTC)
+
+
+def make(
+    origin: str,
+    key: str,
+    question: str,
+    created: datetime,
+    *,
+    run: str | None = None,
+    state: str = "open",
+    answer: str | None = None,
+    answer_kind: str = "option",
+    after: timedelta | None = None,
+    guess: str | None = None,
+    owner: str = "alice",
+    escalated: bool = False,
+    dependents: tuple[str, ...] = (),
+    blocking: bool = True,
+    kind: str = "decision",
+    title: str | None = None,
+) -> Decision:
+    answered = None
+    if answer is not None:
+        answered = Answer(value=answer, kind=answer_kind, by="bob", at=created + (after or timedelta(hours=1)))
+    escalations = [Escalation(from_owner="carol", to_owner=owner, by="carol", at=created)] if escalated else []
+    return Decision(
+        id=f"{origin}-decision-{key}",
+        kind=kind,
+        origin=origin,
+        key=key,
+        title=title or question.splitlines()[0][:120],
+        question=question,
+        options=[Option(id="remaining", label="remaining"), Option(id="full", label="full")],
+        guess=guess,
+        run=run,
+        dependents=list(dependents),
+        blocking=blocking,
+        owner=owner,
+        state=state,
+        answer=answered,
+        escalations=escalations,
+        created_at=created,
+        updated_at=answered.at if answered else created,
+    )
+
+
+REFUND = "Order {id} has {n} line items already refunded. Refund the remaining {m}, or the full original total of {t}?"
+
+
+def history() -> list[Decision]:
+    """Twelve questions in the window, with every figure known in advance (see the tests)."""
+    h = timedelta(hours=1)
+    return [
+        # Cluster A: one question, four askers in three origins, text differing only in numbers and ids.
+        make(
+            "billing-1",
+            "refund",
+            REFUND.format(id="A-4471", n=2, m=3, t="690.00"),
+            at(1),
+            state="resolved",
+            answer="remaining",
+            after=1 * h,
+            guess="remaining",
+        ),
+        make(
+            "billing-2",
+            "refund-choice",
+            REFUND.format(id="B-12", n=4, m=1, t="35.50"),
+            at(4),
+            state="resolved",
+            answer="full",
+            after=2 * h,
+            guess="remaining",
+        ),
+        make(
+            "billing-3",
+            "partial-refund",
+            REFUND.format(id="c-9", n=1, m=7, t=12).lower().replace(" has", "   has"),
+            at(5),
+            state="resolved",
+            answer="REMAINING",
+            after=3 * h,
+            guess="remaining",
+        ),
+        make(
+            "billing-3",
+            "partial-refund-2",
+            REFUND.format(id="D-77", n=5, m=2, t="1,250.00"),
+            at(18),
+            run="r2",
+            state="resolved",
+            answer="remaining",
+            answer_kind="precedent",
+            after=4 * h,
+            guess="full",
+        ),
+        # Cluster B: same key, different words.
+        make(
+            "deploy-1",
+            "db-region",
+            "Which region should the database live in?",
+            at(6),
+            state="resolved",
+            answer="eu",
+            answer_kind="default",
+            after=5 * h,
+            guess="eu",
+        ),
+        make(
+            "deploy-2",
+            "db-region",
+            "Pick a region for the new Postgres instance.",
+            at(19),
+            state="resolved",
+            answer="us",
+            after=6 * h,
+            guess="eu",
+            escalated=True,
+        ),
+        # Same text twice, but from one origin and run: that run's problem, not a template gap.
+        make(
+            "etl-1",
+            "fmt-a",
+            "Use CSV or Parquet for export 1?",
+            at(20),
+            state="resolved",
+            answer="csv",
+            after=7 * h,
+            guess="csv",
+        ),
+        make(
+            "etl-1",
+            "fmt-b",
+            "Use CSV or Parquet for export 2?",
+            at(21),
+            state="resolved",
+            answer="csv",
+            after=8 * h,
+            guess="csv",
+        ),
+        # Answered without a guess: counts for time to answer, not for guess-vs-answer.
+        make(
+            "misc-1",
+            "go",
+            "Go ahead with the migration?",
+            at(22),
+            state="resolved",
+            answer="yes",
+            answer_kind="free_text",
+            after=10 * h,
+        ),
+        # Still open, and an unrelated singleton with hostile text.
+        make("docs-1", "banner", SCRIPT, at(24), owner="@org/design", dependents=("#12", "branch:agent/docs-1")),
+        make("docs-2", "tone", "Formal or casual tone for the changelog?", at(26), blocking=False),
+        make("docs-3", "drop", "Drop the legacy endpoint?", at(27), state="abandoned"),
+        # Outside the window: asked before it (still open), asked after "now".
+        make("old-1", "ancient", "Keep the v1 API alive?", at(1, month=5), owner="dave"),
+        make("future-1", "later", "Not asked yet?", NOW + timedelta(days=1)),
+        # A review item: not a question.
+        make("rev-1", "assumptions", "Assumed UTC everywhere.", at(25), kind="review", blocking=False),
+    ]
+
+
+REFUSALS: list[dict[str, Any]] = [
+    {"at": at(10), "origin": "billing-9", "run": None, "reason": "per_origin_cap"},
+    {"at": at(11).isoformat(), "origin": "billing-9", "run": "r1", "reason": "per_run_cap"},
+    {"at": at(2, month=5), "origin": "old", "run": None, "reason": "per_origin_cap"},  # before the window
+    {"type": "park", "at": at(12), "origin": "x", "run": None, "reason": "not a refusal"},
+]
+
+
+@pytest.fixture(scope="module")
+def rep() -> Report:
+    return compute_report(history(), REFUSALS, since=SINCE, now=NOW)
+
+
+# --- figures ----------------------------------------------------------------------------------
+
+
+def test_counts(rep: Report) -> None:
+    assert (rep.asked, rep.open, rep.resolved, rep.abandoned) == (12, 2, 9, 1)
+    assert rep.open_total == 3  # the two open in the window, and the one asked before it
+    assert rep.reviews == 1
+
+
+def test_time_to_answer_median_and_nearest_rank_p90(rep: Report) -> None:
+    # Durations in hours: 1 2 3 4 5 6 7 8 10. Median: the 5th. p90: rank ceil(0.9 * 9) = 9, i.e. 10h.
+    assert rep.time_to_answer.n == 9
+    assert rep.time_to_answer.median_seconds == 5 * 3600
+    assert rep.time_to_answer.p90_seconds == 10 * 3600
+
+
+def test_nearest_rank_definition() -> None:
+    values = [float(v) for v in range(1, 11)]  # 1..10
+    assert nearest_rank(values, 90) == 9.0  # rank ceil(9.0) = 9
+    assert nearest_rank(values, 91) == 10.0  # rank ceil(9.1) = 10
+    assert nearest_rank([7.0], 90) == 7.0
+    assert nearest_rank(values, 100) == 10.0
+    with pytest.raises(ValueError):
+        nearest_rank([], 90)
+
+
+def test_median_with_even_count_is_the_mean_of_the_middle_two() -> None:
+    decisions = [
+        make(f"o-{i}", "k", f"q{i}?", at(3), state="resolved", answer="x", after=timedelta(hours=hours))
+        for i, hours in enumerate([1, 2, 4, 8])
+    ]
+    figures = compute_report(decisions, [], since=SINCE, now=NOW).time_to_answer
+    assert figures.median_seconds == 3 * 3600
+    assert figures.p90_seconds == 8 * 3600  # rank ceil(3.6) = 4
+
+
+def test_guess_vs_answer_is_exact(rep: Report) -> None:
+    # Eight answered decisions carry a guess; three answers differ (billing-2, billing-3 run r2, deploy-2).
+    # "REMAINING" against the guess "remaining" is the same answer.
+    assert (rep.guess_vs_answer.count, rep.guess_vs_answer.n) == (3, 8)
+    assert rep.guess_vs_answer.share == 0.375
+
+
+def test_shares(rep: Report) -> None:
+    assert (rep.answered_by_precedent.count, rep.answered_by_precedent.n) == (1, 9)
+    assert (rep.answered_by_default.count, rep.answered_by_default.n) == (1, 9)
+    assert (rep.escalated.count, rep.escalated.n) == (1, 12)
+    # Two refusals in the window; the older one and the non-refusal event do not count.
+    assert (rep.refused_by_cap.count, rep.refused_by_cap.n) == (2, 14)
+    assert rep.refused_by_cap.share == 2 / 14
+    assert rep.refusals_by_reason == {"per_origin_cap": 1, "per_run_cap": 1}
+
+
+def test_refusal_events_may_be_models_and_other_events_are_skipped() -> None:
+    class RefusalEvent(BaseModel):
+        at: datetime
+        origin: str
+        run: str | None
+        reason: str
+
+    events = [
+        RefusalEvent(at=at(3), origin="a", run=None, reason="per_run_cap"),
+        {"type": "cap_refused", "at": "2024-06-04T10:00:00Z", "origin": "b", "run": "r", "reason": "per_origin_cap"},
+        {"kind": "resolved", "at": at(5), "origin": "c", "run": None, "reason": "x"},
+        {"at": "not a time", "origin": "d", "run": None, "reason": "x"},
+        "garbage",
+    ]
+    rep = compute_report([], events, since=SINCE, now=NOW)
+    assert (rep.refused_by_cap.count, rep.refused_by_cap.n, rep.refused_by_cap.share) == (2, 2, 1.0)
+    assert rep.refusals_by_reason == {"per_origin_cap": 1, "per_run_cap": 1}
+
+
+def test_empty_inputs_give_none_shares() -> None:
+    empty = compute_report([], [], since=SINCE, now=NOW)
+    assert empty.asked == 0
+    assert empty.guess_vs_answer.share is None
+    assert empty.time_to_answer.median_seconds is None
+    assert empty.clusters == []
+    assert [w.count for w in empty.weekly] == [0, 0, 0, 0, 0]
+
+
+def test_weekly_buckets_are_exact_and_zero_filled(rep: Report) -> None:
+    assert [w.week for w in rep.weekly] == ["2024-W22", "2024-W23", "2024-W24", "2024-W25", "2024-W26"]
+    assert [w.count for w in rep.weekly] == [1, 3, 0, 5, 3]
+    assert [w.partial for w in rep.weekly] == [True, False, False, False, True]
+    assert str(rep.weekly[1].start) == "2024-06-03"
+
+
+def test_weekly_buckets_across_a_year_boundary() -> None:
+    since, now = datetime(2020, 12, 28, tzinfo=UTC), datetime(2021, 1, 10, 23, tzinfo=UTC)
+    decisions = [make("y-1", "k", "q?", datetime(2021, 1, 3, tzinfo=UTC))]
+    weeks = compute_report(decisions, [], since=since, now=now).weekly
+    assert [(w.week, w.count) for w in weeks] == [("2020-W53", 1), ("2021-W01", 0)]
+
+
+def test_oldest_open_order_includes_questions_asked_before_the_window(rep: Report) -> None:
+    assert [o.id for o in rep.oldest_open] == [
+        "old-1-decision-ancient",
+        "docs-1-decision-banner",
+        "docs-2-decision-tone",
+    ]
+    first = rep.oldest_open[0]
+    assert first.owner == "dave"
+    assert first.age_seconds == (NOW - at(1, month=5)).total_seconds()
+
+
+def test_oldest_open_keeps_the_ten_oldest() -> None:
+    decisions = [make(f"o-{i}", "k", f"q{i}?", NOW - timedelta(hours=i + 1)) for i in range(15)]
+    rep = compute_report(reversed(decisions), [], since=SINCE, now=NOW)
+    assert [o.id for o in rep.oldest_open] == [f"o-{i}-decision-k" for i in range(14, 4, -1)]
+    assert rep.open_total == 15
+
+
+def test_duplicates_from_a_paginating_backend_count_once() -> None:
+    first = make("dup-1", "k", "q?", at(3))
+    later = first.model_copy(update={"state": "abandoned", "updated_at": at(4)})
+    rep = compute_report([later, first], [], since=SINCE, now=NOW)
+    assert (rep.asked, rep.abandoned, rep.open) == (1, 1, 0)
+
+
+def test_naive_timestamps_are_taken_as_utc() -> None:
+    naive = make("n-1", "k", "q?", datetime(2024, 6, 3, 10), state="resolved", answer="x")
+    rep = compute_report([naive], [], since=SINCE.replace(tzinfo=None), now=NOW)
+    assert rep.asked == 1
+    assert rep.time_to_answer.median_seconds == 3600
+
+
+def test_since_after_now_is_an_error() -> None:
+    with pytest.raises(ValueError):
+        compute_report([], [], since=NOW, now=SINCE)
+
+
+# --- clusters ---------------------------------------------------------------------------------
+
+
+def test_the_refund_cluster_is_found_largest_first(rep: Report) -> None:
+    assert len(rep.clusters) == 2
+    refund, region = rep.clusters
+    assert refund.size == 4
+    assert refund.sources == 4
+    assert refund.origins == ["billing-1", "billing-2", "billing-3"]
+    assert refund.answered == 4
+    assert (refund.most_common_answer, refund.most_common_answer_count) == ("remaining", 3)
+    assert refund.representative == (
+        "Order <id> has <n> line items already refunded. Refund the remaining <n>, or the full original total of <n>?"
+    )
+    assert refund.suggestion == (
+        f"Decide up front: {refund.representative} (answered 4 times; most common answer: remaining)"
+    )
+    assert region.keys == ["db-region"]
+    assert region.size == 2
+
+
+def test_singletons_and_same_run_repeats_are_not_clusters(rep: Report) -> None:
+    clustered = {i for c in rep.clusters for i in c.decision_ids}
+    assert "docs-1-decision-banner" not in clustered
+    assert "etl-1-decision-fmt-a" not in clustered  # same text twice, but one origin and run
+
+
+def test_key_and_text_relations_are_transitive() -> None:
+    decisions = [
+        make("t-1", "shared", "First wording?", at(3)),
+        make("t-2", "shared", "Second wording, order 17?", at(4)),
+        make("t-3", "other", "Second wording, order 99?", at(5)),
+        make("t-4", "alone", "Unrelated?", at(6)),
+    ]
+    (cluster,) = find_clusters(decisions)
+    assert cluster.decision_ids == ["t-1-decision-shared", "t-2-decision-shared", "t-3-decision-other"]
+    assert cluster.suggestion.endswith("(asked 3 times; not answered yet)")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Refund order A-4471 for 412.00?", "refund order B-9 for 690?"),
+        ("Deploy commit 3f2a9c1e now?", "Deploy commit 0badc0ffee12 now?"),
+        ("Delete 123e4567-e89b-12d3-a456-426614174000?", "Delete 00000000-0000-0000-0000-00000000abcd?"),
+        ("Rename 'alpha' to \"beta\"?", "Rename 'gamma' to \"delta\"?"),
+        ("Use  `make   build`\n\tor not?", "use `npm run build` or not?"),
+    ],
+)
+def test_normalization_sets_specifics_aside(a: str, b: str) -> None:
+    assert normalize_question(a) == normalize_question(b)
+
+
+def test_normalization_keeps_words_and_apostrophes() -> None:
+    assert normalize_question("Don't refund; isn't it a decade?") == "don't refund; isn't it a decade?"
+    assert normalize_question("Refund all?") != normalize_question("Refund none?")
+    assert template_question("Order A-1 costs 5") == "Order <id> costs <n>"
+
+
+_TEXTS = ["Refund order A-{n}?", "refund order B-{n}  ?", "Ship to {n} stores?", "Keep 'x{n}' or drop it?"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["o1", "o2", "o3"]),  # origin
+            st.sampled_from([None, "r1"]),  # run
+            st.sampled_from(["k1", "k2", "k3", "k4"]),  # key
+            st.sampled_from(range(len(_TEXTS))),  # wording
+            st.integers(0, 99),  # the specifics
+        ),
+        max_size=12,
+    )
+)
+def test_clusters_are_the_connected_components_of_same_key_or_same_text(rows) -> None:
+    decisions = [
+        make(origin, key, _TEXTS[t].format(n=n), at(3) + timedelta(minutes=i), run=run).model_copy(
+            update={"id": f"d{i:02d}"}
+        )
+        for i, (origin, run, key, t, n) in enumerate(rows)
+    ]
+    # Reference: pairwise relation, then connected components by search (quadratic, fine for a dozen).
+    related = [
+        [a.key == b.key or normalize_question(a.question) == normalize_question(b.question) for b in decisions]
+        for a in decisions
+    ]
+    seen: set[int] = set()
+    expected = set()
+    for start in range(len(decisions)):
+        if start in seen:
+            continue
+        component, frontier = {start}, [start]
+        while frontier:
+            i = frontier.pop()
+            for j in range(len(decisions)):
+                if related[i][j] and j not in component:
+                    component.add(j)
+                    frontier.append(j)
+        seen |= component
+        sources = {(decisions[i].origin, decisions[i].run) for i in component}
+        if len(component) >= 2 and len(sources) >= 2:
+            expected.add(frozenset(decisions[i].id for i in component))
+    clusters = find_clusters(decisions)
+    assert {frozenset(c.decision_ids) for c in clusters} == expected
+    assert [c.size for c in clusters] == sorted((c.size for c in clusters), reverse=True)
+
+
+def test_clusters_scale_linearly() -> None:
+    # 10,000 questions over 100 templates: bucketing finds exactly 100 clusters of 100.
+    def topic(j: int) -> str:
+        return chr(97 + j // 10) + chr(97 + j % 10)  # "aa" .. "jj": words, not numbers
+
+    decisions = [
+        make(
+            f"o-{i % 500}",
+            f"k-{i}",
+            f"Which {topic(i % 100)} setting for item A-{i} ({i} of 10000)?",
+            at(3),
+            run=f"r{i}",
+        )
+        for i in range(10_000)
+    ]
+    clusters = find_clusters(decisions)
+    assert len(clusters) == 100
+    assert {c.size for c in clusters} == {100}
+
+
+# --- rendering --------------------------------------------------------------------------------
+
+
+class TagBalance(HTMLParser):
+    """Every opened tag must be closed, in order; void elements need no end tag."""
+
+    VOID = frozenset({"meta", "br", "hr", "img", "input", "link", "wbr"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.seen: set[str] = set()
+        self.attrs: list[tuple[str, str | None]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.seen.add(tag)
+        self.attrs += attrs
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.seen.add(tag)
+        self.attrs += attrs
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1] if self.stack else 'nothing'}")
+            return
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_html_is_well_formed_self_contained_and_escaped(rep: Report) -> None:
+    page = render(rep, "html")
+    parser = TagBalance()
+    parser.feed(page)
+    parser.close()
+    assert parser.errors == []
+    assert parser.stack == []
+    assert {"html", "head", "style", "body", "svg", "rect", "table"} <= parser.seen
+    assert "script" not in parser.seen
+    assert "<script" not in page.lower()
+    assert "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt; &amp; @everyone" in page
+    assert SCRIPT in "".join(parser.text)  # the question reads as written
+    # No network: nothing is loaded from anywhere.
+    assert not [name for name, _ in parser.attrs if name in {"src", "href"}]
+    assert "default-src 'none'" in page
+    assert page.count("<rect ") == len(rep.weekly)
+
+
+def test_markdown_has_the_mermaid_chart_and_escapes_text(rep: Report) -> None:
+    text = render(rep, "md")
+    assert "```mermaid\nxychart-beta\n" in text
+    assert '    x-axis ["2024-W22*", "2024-W23", "2024-W24", "2024-W25", "2024-W26*"]' in text
+    assert "    bar [1, 3, 0, 5, 3]" in text
+    assert "<script>" not in text
+    assert "\\<script\\>" in text
+    assert "@everyone" not in text  # defused: no mention from an agent's text
+    assert "37.5% (3 of 8)" in text
+    assert "Decide up front: Order \\<id\\> has" in text
+    assert "| `old-1-decision-ancient` |" in text
+
+
+def test_json_round_trips_into_the_model(rep: Report) -> None:
+    text = render(rep, "json")
+    assert Report.model_validate_json(text) == rep
+    assert json.loads(text)["guess_vs_answer"] == {"count": 3, "n": 8, "share": 0.375}
+
+
+def test_run_report_renders_every_format_and_rejects_others() -> None:
+    for fmt in ("md", "json", "html"):
+        assert run_report(history(), REFUSALS, SINCE, NOW, fmt)
+    with pytest.raises(ValueError):
+        run_report([], [], SINCE, NOW, "pdf")
+
+
+def test_ten_thousand_decisions(capsys: pytest.CaptureFixture[str]) -> None:
+    start = time.perf_counter()
+    decisions = []
+    for i in range(10_000):
+        created = SINCE + timedelta(minutes=4 * i)
+        if i % 3 == 0:
+            decisions.append(make(f"o-{i % 700}", f"ship-{i}", f"Ship item X-{i} to region {i % 9}?", created))
+        else:
+            decisions.append(
+                make(
+                    f"o-{i % 700}",
+                    f"k-{i}",
+                    f"Question {i} about {i * 7}?",
+                    created,
+                    state="resolved",
+                    answer="remaining" if i % 2 else "full",
+                    after=timedelta(minutes=i % 600),
+                    guess="remaining",
+                )
+            )
+    built = time.perf_counter()
+    now = SINCE + timedelta(days=30)
+    rep = compute_report(decisions, [], since=SINCE, now=now)
+    computed = time.perf_counter()
+    pages = {fmt: render(rep, fmt) for fmt in ("md", "json", "html")}
+    rendered = time.perf_counter()
+    with capsys.disabled():
+        print(
+            f"\n10,000 decisions: build {built - start:.2f}s, compute {computed - built:.2f}s, "
+            f"render md+json+html {rendered - computed:.2f}s ({sum(map(len, pages.values())):,} characters)"
+        )
+    assert rep.asked == len([d for d in decisions if d.created_at <= now])
+    assert rep.clusters  # the "Ship item" questions recur
+
+
+# --- the CLI ----------------------------------------------------------------------------------
+
+
+class FakeTracker(MemoryTracker):
+    """The reference in-memory tracker, seeded with a history and its refusal log lines."""
+
+    def __init__(self, decisions: list[Decision], events: list[dict[str, Any]] | None = None) -> None:
+        super().__init__()
+        self.items = {d.id: d for d in decisions}
+        for event in events or []:
+            if "type" not in event:
+                self.log.append(LogEntry(event="refused", **event))
+
+
+class FakeBackend:
+    def __init__(self, tracker: FakeTracker) -> None:
+        self.tracker = tracker
+        self.name = "fake"
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch):
+    def run(*args: str, tracker: FakeTracker | None = None):
+        backend = FakeBackend(tracker or FakeTracker(history(), REFUSALS))
+        monkeypatch.setattr(State, "backend", property(lambda self: backend))
+        return CliRunner().invoke(report, list(args))
+
+    return run
+
+
+def test_cli_is_exposed_for_registration() -> None:
+    assert [report] == REPORT_COMMANDS
+    assert report.name == "report"
+
+
+def test_cli_json_with_events_from_the_tracker(cli) -> None:
+    result = cli("--since", "2024-01-01", "--format", "json")
+    assert result.exit_code == 0, result.output
+    parsed = Report.model_validate_json(result.stdout)
+    assert parsed.refused_by_cap.count == 3  # the three refusals since January
+    assert parsed.asked == 14  # plus the one asked in May, and the "future" one (now is the real clock)
+
+
+def test_cli_without_iter_events_counts_no_refusals(cli) -> None:
+    result = cli("--since", "2024-01-01", "--json", tracker=FakeTracker(history()))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["refused_by_cap"] == {"count": 0, "n": 14, "share": 0.0}
+
+
+def test_cli_markdown_by_default_and_no_progress_without_a_terminal(cli) -> None:
+    result = cli("--since", "3650d")
+    assert result.exit_code == 0, result.output
+    assert "```mermaid" in result.stdout
+    assert result.stderr == ""
+
+
+def test_cli_writes_html_to_a_file(cli, tmp_path) -> None:
+    target = tmp_path / "report.html"
+    result = cli("--since", "520w", "--format", "html", "--output", str(target))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    assert "<svg" in target.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("since", ["30x", "yesterday", "0d", "-3d", "2999-01-01", "9999999w"])
+def test_cli_invalid_since_exits_2(cli, since: str) -> None:
+    result = cli("--since", since)
+    assert result.exit_code == 2
+    assert "--since" in result.stderr
+
+
+def test_cli_json_flag_conflicting_with_format_exits_2(cli) -> None:
+    assert cli("--json", "--format", "html").exit_code == 2
+
+
+def test_parse_since() -> None:
+    assert parse_since("30d", NOW) == NOW - timedelta(days=30)
+    assert parse_since("2w", NOW) == NOW - timedelta(weeks=2)
+    assert parse_since(" 12H ", NOW) == NOW - timedelta(hours=12)
+    assert parse_since("2024-05-01", NOW) == datetime(2024, 5, 1, tzinfo=UTC)
+    assert parse_since("2024-05-01T02:00:00+02:00", NOW) == datetime(2024, 5, 1, tzinfo=UTC)
+    with pytest.raises(InvalidInput):
+        parse_since("soon", NOW)
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    quiet = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    assert list(with_progress(iter(range(5)), "Reading")) == [0, 1, 2, 3, 4]
+    assert quiet.getvalue() == ""
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert list(with_progress(iter(range(5)), "Reading")) == [0, 1, 2, 3, 4]
+    assert "Reading" in terminal.getvalue()
+    assert report_cli.with_progress is with_progress
+
+
+# --- the dashboard ----------------------------------------------------------------------------
+
+
+def open_decisions() -> list[Decision]:
+    return [d for d in history() if d.state == "open" and d.created_at <= NOW]
+
+
+def test_dashboard_groups_open_decisions_by_owner(rep: Report) -> None:
+    body = render_dashboard(rep, open_decisions(), NOW)
+    assert body.rstrip().endswith(DASHBOARD_MARKER)
+    assert body.count(DASHBOARD_MARKER) == 1
+    assert is_dashboard(body)
+    assert not is_dashboard("some other issue")
+    assert "**4 open** across 3 owners, 1 of them blocking work." in body
+    sections = [line for line in body.splitlines() if line.startswith("## ")]
+    assert sections == ["## alice (2)", "## @\u200borg/design (1)", "## dave (1)"]
+    assert "review item" in next(line for line in body.splitlines() if "rev-1-decision-assumptions" in line)
+    banner = next(line for line in body.splitlines() if "docs-1-decision-banner" in line)
+    assert "6d old" in banner
+    assert "blocks #12, `branch:agent/docs-1`" in banner
+    assert "\\<script\\>" in banner
+    tone = next(line for line in body.splitlines() if "docs-2-decision-tone" in line)
+    assert "non-blocking" in tone
+    assert "37.5% (3 of 8)" in body
+
+
+def test_dashboard_is_stable_for_the_same_backlog(rep: Report) -> None:
+    first = render_dashboard(rep, open_decisions(), NOW)
+    assert render_dashboard(rep, open_decisions(), NOW + timedelta(minutes=20)) == first
+    assert render_dashboard(rep, list(reversed(open_decisions())), NOW) == first
+
+
+def test_dashboard_ignores_closed_decisions_and_fits_in_an_issue_body(rep: Report) -> None:
+    many = [
+        make(f"bulk-{i}", "k", f"Question number {i} with a long tail {'x' * 80}?", at(3), owner=f"owner-{i % 40}")
+        for i in range(5_000)
+    ]
+    closed = make("closed-1", "k", "Done?", at(3), state="resolved", answer="x")
+    body = render_dashboard(rep, [*many, closed], NOW)
+    assert len(body) <= MAX_BODY < 65_536
+    assert body.rstrip().endswith(DASHBOARD_MARKER)
+    assert "closed-1" not in body
+    assert "not shown" in body
+    assert "…and 75 more" in body
+
+
+def test_dashboard_with_nothing_open(rep: Report) -> None:
+    body = render_dashboard(rep, [], NOW)
+    assert "Nothing is waiting for an answer." in body
+    assert body.rstrip().endswith(DASHBOARD_MARKER)
