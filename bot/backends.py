@@ -47,7 +47,10 @@ def open_backend(
         from bot.trackers.github_client import client_from_env
 
         client = client_from_env(env)
-        tracker = GitHubTracker(client)
+        # A bot running as an ordinary user (a personal token) names its login, so its own comments
+        # are recognised as its own and re-runs edit them instead of posting again.
+        bot_logins = [login.strip() for login in env.get("PARKBOT_BOT_LOGIN", "").split(",") if login.strip()]
+        tracker = GitHubTracker(client, bot_logins=bot_logins)
         if config_path is not None:
             config = load_config(config_path)
         else:

@@ -222,7 +222,9 @@ def _park_new(tracker: Tracker, incoming: Decision, config: Config, now: datetim
         reason, message = refusal
         tracker.append_log(log_entry("refused", incoming, now, reason=reason))
         raise Refused(message, reason="cap_reached")
-    citation = find_precedent(incoming, tracker.iter_log(), config) if config.precedents != "off" else None
+    citation = (
+        find_precedent(incoming, tracker.iter_log(about=incoming), config) if config.precedents != "off" else None
+    )
     if citation is not None:
         incoming = incoming.model_copy(update={"precedent": citation})
     location = tracker.create(incoming)
@@ -261,7 +263,7 @@ def authorize(tracker: Tracker, config: Config, decision: Decision, by: str) -> 
         return
     needed = config.repository_permission_resolves
     if needed != "none":
-        permission = tracker.permission_of(by)
+        permission = tracker.permission_of(by, decision)
         if permission and PERMISSION_RANK.get(permission, 0) >= PERMISSION_RANK[needed]:
             return
     raise Refused(

@@ -126,14 +126,21 @@ class Tracker(Protocol):
         """Append one line; readers tolerate a repeated line (a re-run may append twice)."""
         ...
 
-    def iter_log(self) -> Iterator[LogEntry]:
-        """Every logged line, oldest first: what precedents are looked up in and the report counts."""
+    def iter_log(self, *, about: Decision | None = None) -> Iterator[LogEntry]:
+        """Every logged line, oldest first: what precedents are looked up in and the report counts.
+
+        With ``about``, a backend may return only the entries that could be precedents for that
+        decision (same key or same normalized question), so filing never reads the whole log.
+        """
         ...
 
     def is_member(self, login: str, principal: str) -> bool:
         """Whether ``login`` is ``principal`` (a login or e-mail) or a member of it (``@org/team``)."""
         ...
 
-    def permission_of(self, login: str) -> str | None:
-        """Repository permission (``admin``/``maintain``/``write``/``read``), None where unknown."""
+    def permission_of(self, login: str, decision: Decision | None = None) -> str | None:
+        """Repository permission (``admin``/``maintain``/``write``/``read``), None where unknown.
+
+        ``decision`` is the one being answered, so a backend can exclude its dependents' authors.
+        """
         ...

@@ -109,7 +109,7 @@ class MemoryTracker:
     def append_log(self, entry: LogEntry) -> None:
         self.log.append(entry)
 
-    def iter_log(self) -> Iterator[LogEntry]:
+    def iter_log(self, *, about: Decision | None = None) -> Iterator[LogEntry]:
         return iter(list(self.log))
 
     def is_member(self, login: str, principal: str) -> bool:
@@ -117,5 +117,5 @@ class MemoryTracker:
             return login.casefold() in {m.casefold() for m in self.teams.get(principal, set())}
         return login.casefold() == principal.casefold()
 
-    def permission_of(self, login: str) -> str | None:
+    def permission_of(self, login: str, decision: Decision | None = None) -> str | None:
         return None

@@ -1,0 +1,194 @@
+"""Owner commands typed in comments on decision issues (``issue_comment`` events).
+
+:func:`handle_comment` parses the comment (``bot.commands``: the first command wins), and runs the
+matching lifecycle rule. It never decides anything itself: authorization, answer checks and the
+upward-only rule all live in ``bot.lifecycle``, so ``/decide`` and ``parkbot resolve`` obey the same
+rules.
+
+* The bot's own comments (anything that starts with a ``<!-- parkbot:`` marker, or written by one
+  of the tracker's ``bot_logins``) and comments without a command are ignored: no reply, no request.
+* Answers (``/decide``, ``/answer``, ``/default``) go through :func:`bot.lifecycle.resolve`, with the
+  comment's URL as the answer's ``source``; the resolution comment is the visible confirmation.
+* ``/escalate [to]`` moves the question one level up (:func:`bot.lifecycle.escalate`) when the
+  config has a hierarchy; ``/return``, ``/accept`` and ``/override <n> <text>`` run their policy rules.
+* Every refusal (not an owner, unknown option, conflicting answer, not a decision issue, already
+  resolved differently, malformed command) is a visible reply on the issue, keyed by the command
+  comment's id: handling the same comment again edits that reply instead of adding one, and a
+  refusal changes nothing else. Backend failures propagate (exit 4, safe to re-run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+from bot import lifecycle
+from bot.commands import ANSWERING, Command, parse
+from bot.config import Config
+from bot.errors import BackendFailure, InvalidInput, ParkbotError, Refused
+from bot.models import Decision
+from bot.render import read_marker
+from bot.text import code_span, escape_markdown
+from bot.tracker import Tracker
+
+Action = Literal[
+    "ignored",
+    "resolved",
+    "completed",
+    "unchanged",
+    "escalated",
+    "returned",
+    "accepted",
+    "overridden",
+    "refused",
+]
+
+
+class CommentTracker(Tracker, Protocol):
+    """What the handler needs beyond :class:`Tracker` (the GitHub tracker provides it)."""
+
+    def decision_at(self, number: int) -> Decision | None: ...
+
+    def reply(self, issue_number: int, key: str, text: str) -> Any:
+        """Write or edit the one reply keyed ``key``; ``text`` is Markdown (untrusted parts escaped)."""
+        ...
+
+    def comment_url(self, issue_number: int, comment_id: int | str) -> str: ...
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What happened to one comment; ``replied`` says whether a reply was written or edited."""
+
+    action: Action
+    reason: str
+    command: Command | None = None
+    decision_id: str | None = None
+    message: str = ""
+    replied: bool = False
+    outcome: Any = None
+
+    @property
+    def refused(self) -> bool:
+        return self.action == "refused"
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"action": self.action, "reason": self.reason, "replied": self.replied}
+        if self.command is not None:
+            data["command"] = self.command.render()
+        if self.decision_id:
+            data["id"] = self.decision_id
+        if self.message:
+            data["message"] = self.message
+        if self.outcome is not None and hasattr(self.outcome, "as_dict"):
+            data["outcome"] = self.outcome.as_dict()
+        return data
+
+
+def _is_own(tracker: Any, body: str, author: str) -> bool:
+    if read_marker(body) is not None:
+        return True
+    own = {b.casefold() for b in getattr(tracker, "bot_logins", ()) or ()}
+    return author.casefold() in own
+
+
+def handle_comment(
+    tracker: CommentTracker,
+    config: Config,
+    *,
+    issue_number: int,
+    comment_id: int | str,
+    body: str,
+    author: str,
+    author_type: str = "User",
+    now: datetime | None = None,
+) -> CommandResult:
+    """Run the command in one comment (see the module docstring)."""
+    if _is_own(tracker, body or "", author):
+        return CommandResult("ignored", "own_comment")
+    command = parse(body or "")
+    if command is None:
+        return CommandResult("ignored", "no_command")
+    key = str(comment_id)
+
+    def refuse(reason: str, message: str, decision_id: str | None = None) -> CommandResult:
+        text = (
+            f"{code_span(command.render())} from {code_span(author)} was not applied: "
+            f"{escape_markdown(message)}\n\nNothing was changed."
+        )
+        tracker.reply(issue_number, key, text)
+        return CommandResult("refused", reason, command, decision_id, message, replied=True)
+
+    if command.error:
+        return refuse("invalid_command", command.error)
+    decision = tracker.decision_at(issue_number)
+    if decision is None:
+        return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
+    if author_type == "Bot" and not author.casefold().endswith("[bot]"):
+        return refuse("not_authorized", f"{author} is a bot; only a human owner can answer a decision.", decision.id)
+
+    source = tracker.comment_url(issue_number, comment_id)
+    try:
+        return _run(tracker, config, command, decision, author, source, issue_number, key, now)
+    except BackendFailure:
+        raise
+    except (Refused, InvalidInput) as exc:
+        return refuse(exc.reason, exc.message, decision.id)
+    except ParkbotError as exc:  # pragma: no cover - every rule raises one of the above
+        return refuse(exc.reason, exc.message, decision.id)
+
+
+def _run(
+    tracker: CommentTracker,
+    config: Config,
+    command: Command,
+    decision: Decision,
+    author: str,
+    source: str,
+    issue_number: int,
+    key: str,
+    now: datetime | None,
+) -> CommandResult:
+    did = decision.id
+
+    def confirm(action: Action, text: str, outcome: Any) -> CommandResult:
+        tracker.reply(issue_number, key, text)
+        return CommandResult(action, "ok", command, did, text, replied=True, outcome=outcome)
+
+    if command.name in ANSWERING:
+        assert command.arg is not None
+        outcome = lifecycle.resolve(
+            tracker, config, did, command.arg, author, command=command.name, source=source, now=now
+        )
+        if outcome.action == "unchanged":
+            return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
+        return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)
+    if command.name == "escalate":
+        if not config.hierarchy:
+            raise Refused(
+                "escalation is not available here: the configuration (.github/parkbot.yml) has no hierarchy. "
+                "Answer the question, or answer with an explicit default (/default <option>).",
+                reason="no_hierarchy",
+            )
+        moved = lifecycle.escalate(tracker, config, did, author, to=command.arg, now=now)
+        return confirm(
+            "escalated",
+            f"Escalated by {code_span(author)}: {code_span(decision.owner)} → {code_span(moved.decision.owner)}.",
+            moved,
+        )
+    if command.name == "return":
+        moved = lifecycle.return_to_requester(tracker, config, did, author, now=now)
+        return confirm("returned", f"Returned by {code_span(author)} to {code_span(moved.decision.owner)}.", moved)
+    if command.name == "accept":
+        done = lifecycle.accept_review(tracker, config, did, author, now=now)
+        return confirm("accepted", f"Assumptions accepted by {code_span(author)}.", done)
+    # override
+    assert command.number is not None
+    assert command.arg is not None
+    changed = lifecycle.override_assumption(tracker, config, did, command.number, command.arg, author, now=now)
+    return confirm(
+        "overridden",
+        f"Assumption {command.number} overridden by {code_span(author)}; dependents were told to rework.",
+        changed,
+    )

@@ -1,0 +1,1258 @@
+"""The GitHub backend: decisions as labeled issues, dependents as pull requests, the gate as a status.
+
+Every GitHub call goes through PyGithub (configured in :mod:`bot.trackers.github_client`) and runs as
+a *unit* under the retry policy. The rules live in ``bot.lifecycle``; this adapter only stores.
+
+Where things are
+----------------
+* A decision is an issue labeled ``decision:<id>`` (:func:`bot.identity.decision_label`),
+  ``parkbot:decision`` and, while it blocks, ``parkbot:blocking``. Its body ends with a hidden block
+  holding the whole decision (``bot.render``), which is what :meth:`GitHubTracker.find` reads back;
+  the visible text is for people. Closed + ``parkbot:resolved`` means resolved (the block then holds
+  the answer); closed otherwise means abandoned.
+* Lookup is by label, ``state=all`` (listing by label is strongly consistent; search is not). The
+  label is created first (:meth:`claim`): GitHub's 422 ``already_exists`` makes it a lock between
+  two filers, and a label we just created cannot be on any issue yet, so filing a new decision
+  needs no lookup at all.
+* A pull request depends on a decision when the decision lists it, its body says ``Blocked by #N``
+  / ``Depends on #N``, one of its commits has a ``Blocked-by: <decision-id>`` trailer, or GitHub's
+  native issue dependencies say so. Every edge the bot sees is *recorded* three ways, so removing
+  one trace (say, the ``Blocked by`` line) does not unblock the PR: in the decision's hidden block
+  (``dependents``), as the ``decision:<id>`` label on the PR (which comes free with ``GET pull``),
+  and natively (``add_blocked_by``) where the API allows it (404/403/410/422 mean "not here").
+* The gate is the commit status ``parkbot/decisions`` on the PR head.
+
+Request budget (benchmarks/github_requests.py prints the table): park new 3 (claim the label, the
+per-origin budget lookup, create; +1 with a run id for the per-run budget), park unchanged 2, park
+updated 3, gate 4 when its decisions are natively linked (+1 per decision reached only by label,
+body or trailer; the first sight of a new edge also records it), resolve 5 + 4 per dependent (6 + 4k
+from a comment command). Budgets read index labels (``parkbot:origin:*``, ``parkbot:run:*``), never
+a scan. The question log costs nothing to write for events the decision issue records anyway
+(parked, escalated, returned, overridden, resolved); reading it (:meth:`GitHubTracker.iter_log`) is
+a scan, except with the proposed ``about=`` hint, which reads two precedent index labels.
+
+Resolution (a)-(d) is idempotent: every bot comment carries a hidden marker and is edited, never
+posted twice; close is a single PATCH that is skipped when already done. :meth:`clear_blocking`
+re-evaluates each dependent from the PR's recorded edges (labels and body; one ``GET pull`` each)
+instead of re-reading its commits and native dependencies: the gate records those as labels when it
+first sees them, which keeps resolution within 4 requests per dependent.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from github import GithubException
+from github.Issue import Issue as GhIssue
+from github.PaginatedList import PaginatedList
+
+from bot.errors import BackendFailure, ConcurrentChange, InvalidInput, Refused
+from bot.identity import GITHUB_LABEL_MAX, LABEL_PREFIX, check_decision_id, decision_label, id_hash
+from bot.lifecycle import PERMISSION_RANK, evaluate_gate
+from bot.models import Answer, Decision, LogEntry
+from bot.policy import normalize_question
+from bot.render import (
+    STATUS_CONTEXT,
+    ParseError,
+    decision_payload,
+    gate_description,
+    gate_state,
+    marker,
+    overflow_ref,
+    parse_answer_comment,
+    parse_decision,
+    read_marker,
+    render_answer_comment,
+    render_decision,
+    render_pointer_comment,
+    render_reply,
+    work_chunk_key,
+)
+from bot.text import escape_markdown, one_line
+from bot.tracker import GateResult, Location
+from bot.trackers.github_client import GitHubClient, backend_failure
+
+log = logging.getLogger("parkbot.github")
+T = TypeVar("T")
+
+DECISION_LABEL = "parkbot:decision"
+BLOCKING_LABEL = "parkbot:blocking"
+RESOLVED_LABEL = "parkbot:resolved"
+ABANDONED_LABEL = "parkbot:abandoned"
+LOG_LABEL = "parkbot:log"
+ORIGIN_PREFIX = "parkbot:origin:"
+RUN_PREFIX = "parkbot:run:"
+#: Precedent indexes on resolved decisions: same key and options / same normalized question and options.
+KEY_PREFIX = "parkbot:pk:"
+QUESTION_PREFIX = "parkbot:pq:"
+INDEX_PREFIXES = (ORIGIN_PREFIX, RUN_PREFIX, KEY_PREFIX, QUESTION_PREFIX)
+STATE_LABELS = frozenset({BLOCKING_LABEL, RESOLVED_LABEL, ABANDONED_LABEL})
+#: Question-log events that the decision issue itself records (see :meth:`GitHubTracker.iter_log`).
+DERIVED_EVENTS = frozenset({"parked", "escalated", "returned", "overridden", "resolved"})
+LABEL_COLOR = "d4c5f9"
+#: Statuses on the native dependency endpoints that mean "not available here" (plan, GHES version, PRs).
+NATIVE_UNAVAILABLE = frozenset({403, 404, 410, 422})
+
+_PR_TARGET = re.compile(r"^#(\d+)$")
+_BODY_LINK = re.compile(
+    r"(?im)\b(?:blocked[ \t]*-?[ \t]*by|depends[ \t]*-?[ \t]*on)[ \t]*:?[ \t]*"
+    r"(?P<refs>(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+/issues/\d+)"
+    r"(?:[ \t]*(?:,|and|&)[ \t]*(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+/issues/\d+))*)"
+)
+_REF = re.compile(
+    r"(?:(?P<repo>[\w.-]+/[\w.-]+)?#(?P<n>\d+))|(?:https?://\S+?/(?P<urlrepo>[\w.-]+/[\w.-]+)/issues/(?P<un>\d+))"
+)
+_TRAILER = re.compile(r"(?im)^[ \t]*blocked-by[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
+
+
+def _raw(obj: Any) -> dict[str, Any]:
+    """The JSON GitHub sent for a PyGithub object, without triggering a lazy completion request.
+
+    ``raw_data`` on an object that came from a list would fetch it again to "complete" it; the
+    list response already holds everything parkbot reads.
+    """
+    data = getattr(obj, "_rawData", None)
+    return data if isinstance(data, dict) else obj.raw_data
+
+
+def _label_names(raw: dict[str, Any]) -> list[str]:
+    return [lab["name"] if isinstance(lab, dict) else str(lab) for lab in raw.get("labels") or []]
+
+
+def _has_label(raw: dict[str, Any], name: str) -> bool:
+    return name.casefold() in {n.casefold() for n in _label_names(raw)}
+
+
+def _login(raw: dict[str, Any] | None) -> str | None:
+    return (raw or {}).get("login")
+
+
+def index_label(prefix: str, value: str) -> str:
+    """``<prefix><value>`` when that is a safe label name within 50 characters, else a readable
+    prefix of it ending in ``~<hash of value>`` (deterministic, like :func:`decision_label`)."""
+    slug = re.sub(r"[^a-z0-9._-]+", "-", value.strip().lower()).strip("-") or "x"
+    label = prefix + slug
+    if slug == value and len(label) <= GITHUB_LABEL_MAX:
+        return label
+    keep = GITHUB_LABEL_MAX - len(prefix) - 1 - 10
+    return f"{prefix}{slug[:keep].rstrip('._-')}~{id_hash(value)}"
+
+
+def precedent_labels(decision: Decision) -> list[str]:
+    """The two precedent index labels of a decision (what ``bot.policy.find_precedent`` matches on)."""
+    options = ",".join(sorted(decision.option_ids()))
+    return [
+        f"{KEY_PREFIX}{id_hash(decision.key + chr(10) + options)}",
+        f"{QUESTION_PREFIX}{id_hash(normalize_question(decision.question) + chr(10) + options)}",
+    ]
+
+
+def _is_team(principal: str) -> bool:
+    return principal.startswith("@") and "/" in principal
+
+
+def assignable_login(owner: str) -> str | None:
+    """The login to assign for an owner principal; None for ``@org/team`` and e-mail owners."""
+    if _is_team(owner) or "@" in owner.lstrip("@"):
+        return None
+    login = owner.lstrip("@").strip()
+    return login if re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\[bot\])?", login) else None
+
+
+@dataclass
+class _Found:
+    """A decision issue as last read: the raw JSON and the PyGithub object (for writes)."""
+
+    raw: dict[str, Any]
+    obj: GhIssue | None = None
+    #: Pull requests carrying the decision's label (known when it was found by listing that label).
+    prs: tuple[int, ...] | None = None
+
+    @property
+    def number(self) -> int:
+        return int(self.raw["number"])
+
+
+class GitHubTracker:
+    """Decisions stored as GitHub issues (see the module docstring)."""
+
+    backend = "github"
+
+    def __init__(
+        self,
+        client: GitHubClient,
+        *,
+        race_wait: float = 2.0,
+        sleep: Callable[[float], None] = time.sleep,
+        bot_logins: Iterable[str] = (),
+    ) -> None:
+        self.client = client
+        self._gh = client.github
+        self._transport = client.transport
+        self._repo = self._gh.get_repo(client.repository)  # lazy: no request
+        self.race_wait = race_wait
+        self._sleep = sleep
+        self._bot_logins = {b.casefold() for b in bot_logins}
+        # Short-lived caches, refreshed by every find(): what this run has just read or written.
+        self._issues: dict[str, _Found] = {}  # decision id -> issue
+        self._primed: dict[str, _Found] = {}  # decision id -> issue read by decision_at, used once by find
+        self._comments: dict[int, list[dict[str, Any]]] = {}  # issue number -> comments
+        self._pulls: dict[int, dict[str, Any]] = {}  # PR number -> raw pull
+        self._claimed: set[str] = set()
+        self._members: dict[tuple[str, str], bool] = {}
+        self._context: Decision | None = None
+
+    def __repr__(self) -> str:
+        return f"GitHubTracker({self.client.repository!r})"
+
+    @property
+    def bot_logins(self) -> frozenset[str]:
+        """Logins whose comments are the bot's own (besides any Bot account and the issue author)."""
+        return frozenset(self._bot_logins)
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def _unit(self, what: str, fn: Callable[[int], T]) -> T:
+        """Run one retried unit; GitHub errors it does not handle become BackendFailure (exit 4)."""
+        try:
+            return self._transport.run(what, fn)
+        except GithubException as exc:
+            raise backend_failure(exc, what, self._transport) from None
+
+    @property
+    def _requester(self) -> Any:
+        return self._gh.requester
+
+    @property
+    def _repo_url(self) -> str:
+        return self._repo.url
+
+    @property
+    def repository(self) -> str:
+        return self.client.repository
+
+    def _list(self, items: PaginatedList[Any]) -> list[dict[str, Any]]:
+        return [_raw(item) for item in items]
+
+    def _issue_obj(self, number: int) -> GhIssue:
+        return self._repo.get_issue(number)  # lazy: no request
+
+    def _html(self, path: str) -> str:
+        api = self.client.settings.api_url
+        web = "https://github.com" if "api.github.com" in api else api.split("/api/")[0]
+        return f"{web}/{self.repository}/{path}"
+
+    # -- identity -----------------------------------------------------------------------------
+
+    def default_owner(self) -> str:
+        """The repository owner (from ``GITHUB_REPOSITORY``)."""
+        return self.client.settings.owner
+
+    def claim(self, decision_id: str) -> bool:
+        label = decision_label(decision_id)
+
+        def create(_: int) -> bool:
+            try:
+                self._repo.create_label(label, LABEL_COLOR, one_line(f"parkbot decision {decision_id}", 100))
+            except GithubException as exc:
+                if exc.status == 422 and _already_exists(exc):
+                    return False
+                raise
+            return True
+
+        claimed = self._unit(f"create the label {label}", create)
+        if claimed:
+            self._claimed.add(decision_id)
+        else:
+            self._claimed.discard(decision_id)
+        return claimed
+
+    # -- reading decisions ----------------------------------------------------------------------
+
+    def _list_by_label(self, label: str) -> list[dict[str, Any]]:
+        return self._unit(
+            f"list issues labeled {label}",
+            lambda _: self._list(self._repo.get_issues(state="all", labels=[label], direction="asc")),
+        )
+
+    def _comments_of(self, number: int, *, refresh: bool = False) -> list[dict[str, Any]]:
+        if refresh or number not in self._comments:
+            self._comments[number] = self._unit(
+                f"list the comments of #{number}", lambda _: self._list(self._issue_obj(number).get_comments())
+            )
+        return self._comments[number]
+
+    def _decision_from(self, raw: dict[str, Any]) -> Decision:
+        body = raw.get("body") or ""
+        overflow: list[str] = []
+        if overflow_ref(body) is not None:
+            overflow = [c.get("body") or "" for c in self._comments_of(int(raw["number"]))]
+        decision = parse_decision(body, overflow)
+        closed = raw.get("state") == "closed"
+        if not closed:
+            return decision.model_copy(update={"state": "open", "answer": None})
+        if _has_label(raw, RESOLVED_LABEL) and decision.answer is not None:
+            return decision.model_copy(update={"state": "resolved"})
+        return decision.model_copy(update={"state": "abandoned"})
+
+    def _pick(self, decision_id: str, items: Iterable[dict[str, Any]]) -> _Found | None:
+        """The issue holding ``decision_id`` among issues carrying its label (pull requests skipped)."""
+        matches: list[dict[str, Any]] = []
+        prs: list[int] = []
+        for raw in items:
+            if raw.get("pull_request"):
+                prs.append(int(raw["number"]))
+                continue
+            try:
+                payload = decision_payload(raw.get("body"))
+            except ParseError as exc:
+                if _has_label(raw, DECISION_LABEL):
+                    raise Refused(
+                        f"issue #{raw['number']} is labeled for decision {decision_id} but its hidden block is "
+                        f"damaged ({exc}); restore the block or remove the label",
+                        reason="collision",
+                    ) from None
+                continue
+            if payload is None:
+                continue
+            if str(payload.get("id", "")).casefold() != decision_id:
+                raise Refused(
+                    f"identity collision: the label {decision_label(decision_id)} belongs to decision "
+                    f"{payload.get('id')!r} (issue #{raw['number']}), not {decision_id}",
+                    reason="collision",
+                )
+            matches.append(raw)
+        if not matches:
+            return None
+        # Two issues for one id can only come from a filing race; the oldest one is canonical.
+        matches.sort(key=lambda r: int(r["number"]))
+        if len(matches) > 1:
+            log.warning("decision %s has %d issues; using #%s", decision_id, len(matches), matches[0]["number"])
+        return _Found(matches[0], prs=tuple(prs))
+
+    def _remember(self, decision_id: str, found: _Found) -> None:
+        self._issues[decision_id] = found
+
+    def find(self, decision_id: str) -> Decision | None:
+        did = check_decision_id(decision_id)
+        primed = self._primed.pop(did, None)
+        if primed is not None:
+            found: _Found | None = primed
+        else:
+            found = self._pick(did, self._list_by_label(decision_label(did)))
+        if found is None:
+            self._issues.pop(did, None)
+            return None
+        self._comments.pop(found.number, None)  # a fresh read of the issue: re-read its comments too
+        self._remember(did, found)
+        try:
+            decision = self._decision_from(found.raw)
+        except ParseError as exc:
+            raise Refused(f"issue #{found.number} for {did} is damaged: {exc}", reason="collision") from None
+        self._context = decision
+        return decision
+
+    def decision_at(self, number: int) -> Decision | None:
+        """The decision stored in issue ``number``, or None if it is not a decision issue (1 request).
+
+        The next :meth:`find` of that decision uses this read instead of listing again.
+        """
+
+        def get(_: int) -> dict[str, Any] | None:
+            try:
+                return self._issue_obj(number).raw_data
+            except GithubException as exc:
+                if exc.status in (404, 410):
+                    return None
+                raise
+
+        raw = self._unit(f"read issue #{number}", get)
+        if raw is None or raw.get("pull_request"):
+            return None
+        try:
+            payload = decision_payload(raw.get("body"))
+        except ParseError:
+            return None
+        if payload is None or not _has_label(raw, DECISION_LABEL):
+            return None
+        try:
+            did = check_decision_id(str(payload.get("id", "")))
+        except ValueError:
+            return None
+        found = _Found(raw)
+        self._primed[did] = found
+        self._remember(did, found)
+        try:
+            decision = self._decision_from(raw)
+        except ParseError:
+            return None
+        self._context = decision
+        return decision
+
+    def _found(self, decision: Decision) -> _Found:
+        found = self._issues.get(decision.id)
+        if found is None:
+            if self.find(decision.id) is None:
+                raise BackendFailure(f"decision {decision.id} has no issue on GitHub (was it deleted?)")
+            found = self._issues[decision.id]
+        return found
+
+    def location(self, decision: Decision) -> Location:
+        found = self._found(decision)
+        return Location(backend="github", number=found.number, url=found.raw.get("html_url"))
+
+    def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
+        api_state = {"open": "open", "resolved": "closed", "abandoned": "closed"}.get(state or "", "all")
+        items = self._unit(
+            "list decision issues",
+            lambda _: self._list(self._repo.get_issues(state=api_state, labels=[DECISION_LABEL], direction="asc")),
+        )
+        for raw in sorted(items, key=lambda r: int(r["number"])):
+            if raw.get("pull_request"):
+                continue
+            try:
+                decision = self._decision_from(raw)
+            except ParseError:
+                continue
+            if state is None or decision.state == state:
+                self._remember(decision.id, _Found(raw))
+                yield decision
+
+    # -- writing decisions --------------------------------------------------------------------
+
+    def _labels_for(self, decision: Decision, current: Iterable[str] = ()) -> list[str]:
+        state = {s.casefold() for s in STATE_LABELS}
+        keep = [n for n in current if n.casefold() not in state and not n.casefold().startswith(INDEX_PREFIXES)]
+        wanted = [decision_label(decision.id), DECISION_LABEL, index_label(ORIGIN_PREFIX, decision.origin)]
+        if decision.run:
+            wanted.append(index_label(RUN_PREFIX, decision.run))
+        if decision.state == "open" and decision.blocking:
+            wanted.append(BLOCKING_LABEL)
+        if decision.state == "resolved":
+            wanted.append(RESOLVED_LABEL)
+            answer = decision.answer
+            if decision.kind == "decision" and answer is not None and answer.kind in ("option", "free_text"):
+                wanted += precedent_labels(decision)
+        if decision.state == "abandoned":
+            wanted.append(ABANDONED_LABEL)
+        out = list(keep)
+        for name in wanted:
+            if name.casefold() not in {n.casefold() for n in out}:
+                out.append(name)
+        return out
+
+    def create(self, decision: Decision) -> Location:
+        label = decision_label(decision.id)
+        claimed = decision.id in self._claimed
+        self._claimed.discard(decision.id)  # a claim covers one creation
+        if not claimed:
+            # The label existed but no issue carried it: another filer may be between its label and
+            # its issue. Give it a moment, then look again right before creating.
+            self._sleep(self.race_wait)
+            if self._pick(decision.id, self._list_by_label(label)) is not None:
+                raise ConcurrentChange(f"decision {decision.id} was just filed by someone else; re-reading it")
+        rendered = render_decision(decision)
+        assignee = assignable_login(decision.owner)
+        labels = self._labels_for(decision)
+        attempts: list[int] = []
+
+        def post(attempt: int) -> dict[str, Any]:
+            attempts.append(attempt)
+            if attempt > 1:  # the failed attempt may have created it after all
+                again = self._pick(decision.id, self._list_by_label(label))
+                if again is not None:
+                    return again.raw
+            kwargs: dict[str, Any] = {"title": rendered.title, "body": rendered.body, "labels": labels}
+            if assignee:
+                kwargs["assignees"] = [assignee]
+            try:
+                return _raw(self._repo.create_issue(**kwargs))
+            except GithubException as exc:
+                if exc.status == 422 and assignee and "assignee" in str(exc.data).lower():
+                    kwargs.pop("assignees")  # GitHub refuses assignees without access: file it unassigned
+                    log.warning("cannot assign %s on %s; filing the decision unassigned", assignee, self.repository)
+                    return _raw(self._repo.create_issue(**kwargs))
+                raise
+
+        raw = self._unit(f"create the issue for {decision.id}", post)
+        found = _Found(raw, prs=())
+        if not claimed or len(attempts) > 1:
+            # A filing race (or a retried create) could have made two issues: the oldest wins.
+            winner = self._pick(decision.id, self._list_by_label(label))
+            if winner is not None and winner.number != found.number:
+                self._close_duplicate(found.number, winner)
+                raise ConcurrentChange(f"decision {decision.id} was filed twice at once; keeping #{winner.number}")
+        self._remember(decision.id, found)
+        self._comments[found.number] = []
+        if rendered.overflow:
+            self._sync_overflow(found.number, rendered.overflow)
+        return Location(backend="github", number=found.number, url=raw.get("html_url"))
+
+    def _close_duplicate(self, number: int, winner: _Found) -> None:
+        def close(_: int) -> None:
+            issue = self._issue_obj(number)
+            issue.create_comment(f"{marker('duplicate', str(winner.number))}\nDuplicate of #{winner.number}.")
+            issue.edit(state="closed", state_reason="duplicate", labels=[])
+
+        self._unit(f"close duplicate issue #{number}", close)
+
+    def update(self, decision: Decision) -> Location:
+        found = self._found(decision)
+        raw = found.raw
+        rendered = render_decision(decision)
+        changes: dict[str, Any] = {}
+        if raw.get("title") != rendered.title:
+            changes["title"] = rendered.title
+        if (raw.get("body") or "") != rendered.body:
+            changes["body"] = rendered.body
+        assignee = assignable_login(decision.owner)
+        current_assignees = sorted(_login(a) or "" for a in raw.get("assignees") or [])
+        wanted_assignees = [assignee] if assignee else []
+        if [a.casefold() for a in current_assignees] != [a.casefold() for a in wanted_assignees]:
+            changes["assignees"] = wanted_assignees
+        current_labels = _label_names(raw)
+        labels = self._labels_for(decision, current_labels)
+        if {n.casefold() for n in labels} != {n.casefold() for n in current_labels}:
+            changes["labels"] = labels
+        if raw.get("state") != "open" and decision.state == "open":
+            changes["state"] = "open"
+        if changes:
+            new_raw = self._unit(f"update issue #{found.number}", lambda _: self._edit(found.number, changes))
+            found = _Found(new_raw, prs=found.prs)
+            self._remember(decision.id, found)
+        if rendered.overflow:
+            self._sync_overflow(found.number, rendered.overflow)
+        return Location(backend="github", number=found.number, url=found.raw.get("html_url"))
+
+    def _edit(self, number: int, changes: dict[str, Any]) -> dict[str, Any]:
+        """PATCH an issue and return GitHub's answer (``Issue.edit`` keeps the new JSON to itself)."""
+        _, data = self._requester.requestJsonAndCheck("PATCH", self._issue_obj(number).url, input=changes)
+        return data
+
+    def _sync_overflow(self, number: int, bodies: tuple[str, ...]) -> None:
+        """Make the overflow comments of an issue exactly ``bodies`` (matched by their marker keys)."""
+        wanted = {work_chunk_key(b): b for b in bodies}
+        existing: dict[str | None, dict[str, Any]] = {}
+        for comment in self._comments_of(number, refresh=True):
+            key = work_chunk_key(comment.get("body"))
+            if key is not None and self._trusted(comment, None):
+                existing[key] = comment
+        for key, body in wanted.items():
+            if key not in existing:
+                self._post_comment(number, body)
+        for key, comment in existing.items():
+            if key not in wanted:  # the work of an earlier filing
+                self._delete_comment(number, int(comment["id"]))
+
+    def _delete_comment(self, number: int, comment_id: int) -> None:
+        def delete(_: int) -> None:
+            try:
+                self._issue_obj(number).get_comment(comment_id).delete()
+            except GithubException as exc:
+                if exc.status != 404:  # 404: already gone (a retried delete)
+                    raise
+
+        self._unit(f"delete an outdated comment on #{number}", delete)
+
+    # -- comments with markers ----------------------------------------------------------------
+
+    def _trusted(self, comment: dict[str, Any], issue_author: str | None) -> bool:
+        """Only the bot's own comments count (a marker typed by anyone else is ignored)."""
+        user = comment.get("user") or {}
+        login = (user.get("login") or "").casefold()
+        if user.get("type") == "Bot" or login in self._bot_logins:
+            return True
+        return bool(issue_author) and login == (issue_author or "").casefold()
+
+    def _post_comment(self, number: int, body: str) -> dict[str, Any]:
+        raw = self._unit(f"comment on #{number}", lambda _: _raw(self._issue_obj(number).create_comment(body)))
+        self._comments.setdefault(number, []).append(raw)
+        return raw
+
+    def _upsert_comment(
+        self, number: int, kind: str, key: str, body: str, *, author: str | None = None, refresh: bool = True
+    ) -> dict[str, Any]:
+        """One bot comment per (kind, key) on an issue: edited when it differs, never posted twice."""
+
+        def unit(attempt: int) -> dict[str, Any]:
+            comments = self._comments_of(number, refresh=refresh or attempt > 1)
+            for comment in comments:
+                found = read_marker(comment.get("body"))
+                if found and found.kind == kind and found.key == key and self._trusted(comment, author):
+                    if comment.get("body") == body:
+                        return comment
+                    self._issue_obj(number).get_comment(int(comment["id"])).edit(body)  # lazy: one PATCH
+                    comment["body"] = body
+                    return comment
+            raw = _raw(self._issue_obj(number).create_comment(body))
+            self._comments.setdefault(number, []).append(raw)
+            return raw
+
+        return self._unit(f"write the {kind} comment on #{number}", unit)
+
+    def reply(self, issue_number: int, key: str, text: str) -> dict[str, Any]:
+        """Reply to a command comment (``key`` = its id): one reply per command, edited on re-runs."""
+        found = next((f for f in self._issues.values() if f.number == issue_number), None)
+        author = _login(found.raw.get("user")) if found else None
+        return self._upsert_comment(issue_number, "reply", key, render_reply(key, text), author=author)
+
+    def comment_url(self, issue_number: int, comment_id: int | str) -> str:
+        found = next((f for f in self._issues.values() if f.number == issue_number), None)
+        base = (found.raw.get("html_url") if found else None) or self._html(f"issues/{issue_number}")
+        return f"{base}#issuecomment-{comment_id}"
+
+    # -- resolution ---------------------------------------------------------------------------
+
+    def _answer_comment(self, decision: Decision) -> tuple[dict[str, Any], Answer] | None:
+        found = self._found(decision)
+        author = _login(found.raw.get("user"))
+        for comment in self._comments_of(found.number):
+            answer = parse_answer_comment(comment.get("body"), decision.id)
+            if answer is not None and self._trusted(comment, author):
+                return comment, answer
+        return None
+
+    def recorded_answer(self, decision: Decision) -> Answer | None:
+        if decision.answer is not None and decision.state == "resolved":
+            return decision.answer
+        hit = self._answer_comment(decision)
+        return hit[1] if hit else None
+
+    def record_answer(self, decision: Decision, answer: Answer) -> None:
+        found = self._found(decision)
+        hit = self._answer_comment(decision)
+        if hit is not None:
+            return  # (a) already done; the lifecycle refuses a different answer before we get here
+        self._upsert_comment(
+            found.number,
+            "answer",
+            decision.id,
+            render_answer_comment(decision, answer),
+            author=_login(found.raw.get("user")),
+            refresh=False,
+        )
+
+    def _pr_numbers(self, decision: Decision) -> list[int]:
+        """Every dependent PR: those the decision records, and those carrying its label.
+
+        The label side covers an edge whose write to the decision's body was lost to a concurrent
+        edit; it comes free with ``find`` (one listing when the decision was read another way).
+        """
+        numbers: list[int] = []
+        for target in decision.dependents:
+            numbers.extend(self._target_prs(target))
+        found = self._found(decision)
+        if found.prs is None:
+            label = decision_label(decision.id)
+            found.prs = tuple(int(r["number"]) for r in self._list_by_label(label) if r.get("pull_request"))
+        numbers.extend(found.prs)
+        return list(dict.fromkeys(numbers))
+
+    def _target_prs(self, target: str) -> list[int]:
+        match = _PR_TARGET.match(target)
+        if match:
+            return [int(match.group(1))]
+        if target.startswith("branch:"):
+            branch = target.removeprefix("branch:")
+            head = f"{self.client.settings.owner}:{branch}"
+            pulls = self._unit(
+                f"find the pull request of {branch}",
+                lambda _: self._list(self._repo.get_pulls(state="open", head=head)),
+            )
+            for pull in pulls:
+                self._pulls[int(pull["number"])] = pull
+            return [int(p["number"]) for p in pulls]
+        return []
+
+    def point_dependents(self, decision: Decision, answer: Answer) -> None:
+        found = self._found(decision)
+        hit = self._answer_comment(decision)
+        url = hit[0].get("html_url") if hit else found.raw.get("html_url")
+        body = render_pointer_comment(decision, answer, issue_number=found.number, url=url)
+        for number in self._pr_numbers(decision):
+            self._upsert_comment(number, "pointer", decision.id, body)
+            self._comments.pop(number, None)  # PR comments are re-read by every run
+
+    def clear_blocking(self, decision: Decision) -> list[GateResult]:
+        found = self._found(decision)
+        resolved_self = decision.model_copy(update={"state": "resolved"})
+        results: list[GateResult] = []
+        for number in self._pr_numbers(decision):
+            pull = self._get_pull(number, fresh=True)
+            if pull is None:
+                continue
+            others = self._recorded_links(pull, exclude=decision.id, exclude_number=found.number)
+            result = evaluate_gate(f"#{number}", [resolved_self, *others])
+            self._publish(number, result)
+            results.append(result)
+        if _has_label(found.raw, BLOCKING_LABEL):
+
+            def unblock(_: int) -> None:
+                try:
+                    self._issue_obj(found.number).remove_from_labels(BLOCKING_LABEL)
+                except GithubException as exc:
+                    if exc.status != 404:  # 404: already gone
+                        raise
+
+            self._unit(f"remove {BLOCKING_LABEL} from #{found.number}", unblock)
+            found.raw["labels"] = [
+                lab for lab in found.raw.get("labels") or [] if _label_name(lab).casefold() != BLOCKING_LABEL
+            ]
+        return results
+
+    def close(self, decision: Decision, answer: Answer) -> None:
+        found = self._found(decision)
+        resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
+        self._finish(found, resolved, "completed")
+
+    def mark_abandoned(self, decision: Decision, reason: str) -> None:
+        found = self._found(decision)
+        self._upsert_comment(
+            found.number,
+            "abandoned",
+            decision.id,
+            f"{marker('abandoned', decision.id)}\nClosed without an answer: {escape_markdown(reason)}\n"
+            "Dependents stay blocked; re-file the question to ask again.\n",
+            author=_login(found.raw.get("user")),
+        )
+        abandoned = decision.model_copy(update={"state": "abandoned"})
+        self._finish(found, abandoned, "not_planned")
+
+    def _finish(self, found: _Found, decision: Decision, reason: str) -> None:
+        raw = found.raw
+        rendered = render_decision(decision)
+        labels = self._labels_for(decision, _label_names(raw))
+        done = (
+            raw.get("state") == "closed"
+            and (raw.get("body") or "") == rendered.body
+            and {n.casefold() for n in labels} == {n.casefold() for n in _label_names(raw)}
+        )
+        if done:
+            return
+        changes: dict[str, Any] = {"body": rendered.body, "labels": labels}
+        if raw.get("state") != "closed":
+            changes.update(state="closed", state_reason=reason)
+        new_raw = self._unit(f"close issue #{found.number}", lambda _: self._edit(found.number, changes))
+        self._remember(decision.id, _Found(new_raw, prs=found.prs))
+
+    # -- dependents and the gate --------------------------------------------------------------
+
+    def _get_pull(self, number: int, *, fresh: bool = False) -> dict[str, Any] | None:
+        if not fresh and number in self._pulls:
+            return self._pulls[number]
+
+        def get(_: int) -> dict[str, Any] | None:
+            try:
+                return self._repo.get_pull(number).raw_data
+            except GithubException as exc:
+                if exc.status in (404, 410):
+                    return None
+                raise
+
+        pull = self._unit(f"read pull request #{number}", get)
+        if pull is not None:
+            self._pulls[number] = pull
+        return pull
+
+    def block_dependents(self, decision: Decision) -> list[GateResult]:
+        found = self._found(decision)
+        results: list[GateResult] = []
+        for target in decision.dependents:
+            numbers = self._target_prs(target)
+            if not numbers:
+                results.append(GateResult(target, blocking=(decision,), details={"note": "no open pull request"}))
+                continue
+            for number in numbers:
+                pull = self._get_pull(number, fresh=True)
+                if pull is None:
+                    results.append(GateResult(target, blocking=(decision,), details={"note": "not a pull request"}))
+                    continue
+                if not _has_label(pull, decision_label(decision.id)):
+                    self._link_natively(number, found)
+                    self._add_pr_labels(number, pull, [decision_label(decision.id)])
+                result = GateResult(f"#{number}", blocking=(decision,))
+                self._publish(number, result)
+                results.append(result)
+        return results
+
+    def _link_natively(self, number: int, found: _Found) -> bool:
+        """Record "PR #number is blocked by this decision issue" natively; False where unavailable."""
+        blocker = self._issue_object(found)
+
+        def add(_: int) -> bool:
+            try:
+                self._issue_obj(number).add_blocked_by(blocker)
+            except GithubException as exc:
+                if exc.status == 422 and _already_exists(exc):
+                    return True
+                if exc.status in NATIVE_UNAVAILABLE:
+                    log.info("native issue dependencies are not available here (%s); carrying on", exc.status)
+                    return False
+                raise
+            return True
+
+        return self._unit(f"link #{number} to #{found.number} natively", add)
+
+    def _issue_object(self, found: _Found) -> GhIssue:
+        if found.obj is None:
+            found.obj = GhIssue(self._requester, {}, dict(found.raw), completed=True)
+        return found.obj
+
+    def _add_pr_labels(self, number: int, pull: dict[str, Any], labels: list[str]) -> None:
+        missing = [lab for lab in labels if not _has_label(pull, lab)]
+        if not missing:
+            return
+        self._unit(f"label pull request #{number}", lambda _: self._issue_obj(number).add_to_labels(*missing))
+        pull.setdefault("labels", []).extend({"name": name} for name in missing)
+
+    def _publish(self, number: int, result: GateResult) -> None:
+        pull = self._pulls.get(number) or self._get_pull(number)
+        if pull is None:
+            return
+        sha = pull["head"]["sha"]
+        state = gate_state(result)
+        data: dict[str, Any] = {"state": state, "context": STATUS_CONTEXT, "description": gate_description(result)}
+        url = self._decision_url(result.blocking[0]) if result.blocking else None
+        if url:
+            data["target_url"] = url
+        self._unit(
+            f"set the {STATUS_CONTEXT} status of #{number}",
+            lambda _: self._requester.requestJsonAndCheck("POST", f"{self._repo_url}/statuses/{sha}", input=data),
+        )
+
+    def _decision_url(self, decision: Decision) -> str | None:
+        found = self._issues.get(decision.id)
+        return found.raw.get("html_url") if found else None
+
+    def publish_gate(self, result: GateResult) -> None:
+        for number in self._target_prs(result.target):
+            self._publish(number, result)
+
+    def _refs(self, text: str | None) -> list[int]:
+        """Issue numbers named in ``Blocked by`` / ``Depends on`` lines of this repository."""
+        numbers: list[int] = []
+        for match in _BODY_LINK.finditer(text or ""):
+            for ref in _REF.finditer(match.group("refs")):
+                repo = ref.group("repo") or ref.group("urlrepo")
+                if repo and repo.casefold() != self.repository.casefold():
+                    continue
+                numbers.append(int(ref.group("n") or ref.group("un")))
+        return list(dict.fromkeys(numbers))
+
+    def _lookup_label(self, label: str, *, decision_id: str | None = None) -> tuple[Decision, _Found] | None:
+        items = self._list_by_label(label)
+        prs = tuple(int(r["number"]) for r in items if r.get("pull_request"))
+        for raw in items:
+            if raw.get("pull_request"):
+                continue
+            try:
+                payload = decision_payload(raw.get("body"))
+            except ParseError:
+                continue
+            if not payload:
+                continue
+            did = str(payload.get("id", ""))
+            if decision_label(did).casefold() != label.casefold():
+                continue
+            if decision_id is not None and did != decision_id:
+                continue
+            try:
+                decision = self._decision_from(raw)
+            except ParseError:
+                continue
+            found = _Found(raw, prs=prs)
+            self._remember(decision.id, found)
+            return decision, found
+        return None
+
+    def _lookup_number(self, number: int) -> tuple[Decision, _Found] | None:
+        def get(_: int) -> dict[str, Any] | None:
+            try:
+                return self._issue_obj(number).raw_data
+            except GithubException as exc:
+                if exc.status in (404, 410):
+                    return None
+                raise
+
+        raw = self._unit(f"read issue #{number}", get)
+        return self._as_decision(raw)
+
+    def _as_decision(self, raw: dict[str, Any] | None) -> tuple[Decision, _Found] | None:
+        if not raw or raw.get("pull_request") or not _has_label(raw, DECISION_LABEL):
+            return None
+        try:
+            decision = self._decision_from(raw)
+        except ParseError:
+            return None
+        found = _Found(raw)
+        self._remember(decision.id, found)
+        return decision, found
+
+    def _recorded_links(
+        self, pull: dict[str, Any], *, exclude: str | None = None, exclude_number: int | None = None
+    ) -> list[Decision]:
+        """Decisions a PR links through its labels and body (no commit or native lookups)."""
+        out: dict[str, Decision] = {}
+        for number in self._refs(pull.get("body")):
+            if number == exclude_number or number == int(pull["number"]):
+                continue
+            hit = self._lookup_number(number)
+            if hit and hit[0].id != exclude:
+                out[hit[0].id] = hit[0]
+        known = {decision_label(d).casefold() for d in out} | (
+            {decision_label(exclude).casefold()} if exclude else set()
+        )
+        for label in _label_names(pull):
+            if label.casefold().startswith(LABEL_PREFIX) and label.casefold() not in known:
+                hit = self._lookup_label(label)
+                if hit and hit[0].id != exclude:
+                    out[hit[0].id] = hit[0]
+                    known.add(label.casefold())
+        return list(out.values())
+
+    def linked_decisions(self, target: str) -> list[Decision]:
+        numbers = self._target_prs(target)
+        linked: dict[str, Decision] = {}
+        for number in numbers:
+            for decision in self._linked_for_pull(number):
+                linked.setdefault(decision.id, decision)
+        return list(linked.values())
+
+    def _linked_for_pull(self, number: int) -> list[Decision]:
+        pull = self._get_pull(number, fresh=True)
+        if pull is None:
+            raise InvalidInput(f"#{number} is not a pull request in {self.repository}")
+        commits = self._unit(
+            f"list the commits of #{number}", lambda _: self._list(self._repo.get_pull(number).get_commits())
+        )
+        native_raw, native_ok = self._native_blockers(number)
+
+        found: dict[str, tuple[Decision, _Found]] = {}
+        for raw in native_raw:
+            hit = self._as_decision(raw)
+            if hit:
+                found[hit[0].id] = hit
+        numbers_known = {f.number for _, f in found.values()}
+        for ref in self._refs(pull.get("body")):
+            if ref in numbers_known or ref == number:
+                continue
+            hit = self._lookup_number(ref)
+            if hit:
+                found.setdefault(hit[0].id, hit)
+                numbers_known.add(hit[1].number)
+        trailer_ids: list[str] = []
+        for commit in commits:
+            message = (commit.get("commit") or {}).get("message") or ""
+            for match in _TRAILER.finditer(message):
+                value = match.group("value")
+                if value.startswith("#") and value[1:].isdigit():
+                    ref = int(value[1:])
+                    if ref not in numbers_known and ref != number:
+                        hit = self._lookup_number(ref)
+                        if hit:
+                            found.setdefault(hit[0].id, hit)
+                            numbers_known.add(hit[1].number)
+                    continue
+                try:
+                    trailer_ids.append(check_decision_id(value))
+                except ValueError:
+                    log.info("ignoring Blocked-by trailer %r in #%s: not a decision id", value, number)
+        labels_known = {decision_label(did).casefold() for did in found}
+        for did in dict.fromkeys(trailer_ids):
+            if did in found:
+                continue
+            hit = self._lookup_label(decision_label(did), decision_id=did)
+            if hit:
+                found[did] = hit
+                labels_known.add(decision_label(did).casefold())
+        for label in _label_names(pull):
+            if label.casefold().startswith(LABEL_PREFIX) and label.casefold() not in labels_known:
+                hit = self._lookup_label(label)
+                if hit:
+                    found.setdefault(hit[0].id, hit)
+                    labels_known.add(label.casefold())
+
+        self._record_edges(number, pull, found, native_raw if native_ok else None)
+        return [decision for decision, _ in found.values()]
+
+    def _native_blockers(self, number: int) -> tuple[list[dict[str, Any]], bool]:
+        def get(_: int) -> tuple[list[dict[str, Any]], bool]:
+            try:
+                return self._list(self._issue_obj(number).get_blocked_by()), True
+            except GithubException as exc:
+                if exc.status in NATIVE_UNAVAILABLE:
+                    return [], False
+                raise
+
+        return self._unit(f"list the native dependencies of #{number}", get)
+
+    def _record_edges(
+        self,
+        number: int,
+        pull: dict[str, Any],
+        found: dict[str, tuple[Decision, _Found]],
+        native: list[dict[str, Any]] | None,
+    ) -> None:
+        """Remember every edge seen, on both sides, so deleting one trace does not unblock the PR."""
+        target = f"#{number}"
+        native_ids = {int(raw["id"]) for raw in native or []}
+        missing_labels: list[str] = []
+        for decision, where in found.values():
+            if decision.state != "open":
+                continue
+            if native is not None and int(where.raw["id"]) not in native_ids:
+                self._link_natively(number, where)
+            if not _has_label(pull, decision_label(decision.id)):
+                missing_labels.append(decision_label(decision.id))
+            if target not in decision.dependents:
+                updated = decision.model_copy(update={"dependents": [*decision.dependents, target]})
+                self.update(updated)
+        if missing_labels:
+            self._add_pr_labels(number, pull, missing_labels)
+
+    # -- budgets and the question log ----------------------------------------------------------
+
+    def open_decisions(self, *, origin: str, run: str | None = None) -> list[Decision]:
+        """Open decisions of this origin or run, through their index labels (1 request each, no scan)."""
+        out: dict[str, Decision] = {}
+        checks: list[tuple[str, Callable[[Decision], bool]]] = [
+            (index_label(ORIGIN_PREFIX, origin), lambda d: d.origin == origin)
+        ]
+        if run:
+            checks.append((index_label(RUN_PREFIX, run), lambda d: d.run == run))
+        for label, matches in checks:
+            items = self._unit(
+                f"list open issues labeled {label}",
+                lambda _, label=label: self._list(self._repo.get_issues(state="open", labels=[label])),
+            )
+            for raw in items:
+                if raw.get("pull_request"):
+                    continue
+                try:
+                    decision = self._decision_from(raw)
+                except ParseError:
+                    continue
+                if decision.state == "open" and matches(decision):
+                    out.setdefault(decision.id, decision)
+        return list(out.values())
+
+    def append_log(self, entry: LogEntry) -> None:
+        """Log one event. Events the decision issue records anyway cost nothing; others (refusals,
+        abandonments) become a comment on the ``parkbot:log`` issue."""
+        if entry.event in DERIVED_EVENTS and entry.decision:
+            return
+        number = self._log_issue(create=True)
+        assert number is not None
+        data = entry.model_dump(mode="json", exclude_none=True)
+        text = escape_markdown(
+            f"{entry.event}: {entry.decision or entry.origin}" + (f" ({entry.reason})" if entry.reason else "")
+        )
+        self._post_comment(number, f"{marker('log', entry.event, data)}\n{text}\n")
+
+    def _log_issue(self, *, create: bool) -> int | None:
+        items = [r for r in self._list_by_label(LOG_LABEL) if not r.get("pull_request")]
+        if items:
+            return min(int(r["number"]) for r in items)
+        if not create:
+            return None
+        body = (
+            "parkbot keeps question-log events that no decision issue records (budget refusals, "
+            "abandonments) as comments here. Please do not edit them.\n"
+        )
+        raw = self._unit(
+            "create the question log issue",
+            lambda _: _raw(self._repo.create_issue(title="parkbot question log", body=body, labels=[LOG_LABEL])),
+        )
+        self._comments[int(raw["number"])] = []
+        return int(raw["number"])
+
+    def iter_log(self, *, about: Decision | None = None) -> Iterator[LogEntry]:
+        """Every logged event, oldest first.
+
+        Most events are read back from the decision issues themselves (parked, escalated,
+        returned, overridden, resolved: all in the hidden block), so logging them costs no request;
+        the rest come from the comments of the ``parkbot:log`` issue. This reads every decision
+        issue (one request per 100): it is a scan by nature.
+
+        ``about`` (proposed for the protocol): only the entries that could be precedents for that
+        decision, through the precedent index labels: two requests, however long the history.
+        """
+        if about is not None:
+            return iter(self._precedent_candidates(about))
+        keyed: list[tuple[Any, int, LogEntry]] = []
+        seq = 0
+        for decision in self.iter_decisions():
+            url = self._decision_url(decision)
+            for entry in derived_log(decision, url):
+                keyed.append((decision.created_at, seq, entry))
+                seq += 1
+        numbers = [int(r["number"]) for r in self._list_by_label(LOG_LABEL) if not r.get("pull_request")]
+        for number in sorted(numbers):
+            for comment in self._comments_of(number, refresh=True):
+                found = read_marker(comment.get("body"))
+                if found is None or found.kind != "log" or not self._trusted(comment, None):
+                    continue
+                try:
+                    entry = LogEntry.model_validate(found.data)
+                except ValueError:
+                    continue
+                keyed.append((entry.at, seq, entry))
+                seq += 1
+        keyed.sort(key=lambda item: (item[0], item[1]))
+        return iter([entry for _, _, entry in keyed])
+
+    def _precedent_candidates(self, about: Decision) -> list[LogEntry]:
+        entries: dict[str, LogEntry] = {}
+        for label in precedent_labels(about):
+            items = self._unit(
+                f"list closed issues labeled {label}",
+                lambda _, label=label: self._list(self._repo.get_issues(state="closed", labels=[label])),
+            )
+            for raw in items:
+                hit = self._as_decision(raw)
+                if hit is None or hit[0].state != "resolved":
+                    continue
+                for entry in derived_log(hit[0], raw.get("html_url")):
+                    if entry.event == "resolved":
+                        entries.setdefault(hit[0].id, entry)
+        return sorted(entries.values(), key=lambda e: e.at)
+
+    # -- who may answer -----------------------------------------------------------------------
+
+    def is_member(self, login: str, principal: str) -> bool:
+        if not _is_team(principal):
+            return login.casefold() == principal.lstrip("@").casefold()
+        org, _, slug = principal[1:].partition("/")
+        key = (login.casefold(), principal.casefold())
+        if key not in self._members:
+
+            def check(_: int) -> bool:
+                team = self._gh.get_organization(org).get_team_by_slug(slug)  # lazy: no request
+                try:
+                    membership = team.get_team_membership(login)
+                except GithubException as exc:
+                    if exc.status == 404:  # not a member (or a team we cannot see)
+                        return False
+                    raise
+                return _raw(membership).get("state") == "active"
+
+            self._members[key] = self._unit(f"check {login} in {principal}", check)
+        return self._members[key]
+
+    def permission_of(self, login: str, decision: Decision | None = None) -> str | None:
+        """The repository role of ``login``; None for bots and authors of the decision's dependent PRs.
+
+        ``decision`` defaults to the decision this tracker read last (``lifecycle.authorize`` calls
+        this right after loading it).
+        """
+        if login.casefold().endswith("[bot]"):
+            return None
+        context = decision or self._context
+        if context is not None:
+            for number in self._pr_numbers(context):
+                pull = self._get_pull(number)
+                if pull and (_login(pull.get("user")) or "").casefold() == login.casefold():
+                    return None
+
+        def get(_: int) -> dict[str, Any] | None:
+            try:
+                _, data = self._requester.requestJsonAndCheck(
+                    "GET", f"{self._repo_url}/collaborators/{login}/permission"
+                )
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+            return data
+
+        data = self._unit(f"read the permission of {login}", get)
+        if not data:
+            return None
+        if (data.get("user") or {}).get("type") == "Bot":
+            return None
+        role = data.get("role_name")
+        if role in PERMISSION_RANK:
+            return role
+        permission = data.get("permission")
+        return permission if permission in PERMISSION_RANK else None
+
+    # -- configuration ------------------------------------------------------------------------
+
+    def read_config_text(self, path: str) -> str | None:
+        """A file from the default branch (the config), or None when it does not exist."""
+
+        def get(_: int) -> str | None:
+            try:
+                content = self._repo.get_contents(path)
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+            if isinstance(content, list):
+                return None
+            return content.decoded_content.decode("utf-8")
+
+        return self._unit(f"read {path}", get)
+
+
+def derived_log(decision: Decision, url: str | None = None) -> list[LogEntry]:
+    """The question-log events a decision issue records by itself, in the order they happened."""
+    base: dict[str, Any] = {
+        "origin": decision.origin,
+        "decision": decision.id,
+        "key": decision.key,
+        "run": decision.run,
+        "question": decision.question,
+        "options": decision.option_ids(),
+        "guess": decision.guess,
+    }
+    out = [LogEntry(at=decision.created_at, event="parked", **base)]
+    moves: list[tuple[Any, LogEntry]] = []
+    for hop in decision.escalations:
+        event = "escalated" if hop.kind == "escalate" else "returned"
+        entry = LogEntry(at=hop.at, event=event, by=hop.by, reason=f"{hop.from_owner} -> {hop.to_owner}", **base)
+        moves.append((hop.at, entry))
+    for override in decision.overrides:
+        index = override.assumption - 1
+        text = decision.assumptions[index].text if 0 <= index < len(decision.assumptions) else "?"
+        entry = LogEntry(
+            at=override.at,
+            event="overridden",
+            by=override.by,
+            answer=override.text,
+            reason=f"assumption {override.assumption}: {text}",
+            **base,
+        )
+        moves.append((override.at, entry))
+    out += [entry for _, entry in sorted(moves, key=lambda m: m[0])]
+    if decision.state == "resolved" and decision.answer is not None:
+        answer = decision.answer
+        out.append(
+            LogEntry(
+                at=answer.at,
+                event="resolved",
+                answer=answer.value,
+                answer_kind=answer.kind,
+                by=answer.by,
+                location=url,
+                **base,
+            )
+        )
+    return out
+
+
+def _label_name(lab: Any) -> str:
+    return lab["name"] if isinstance(lab, dict) else str(lab)
+
+
+def _already_exists(exc: GithubException) -> bool:
+    data = exc.data if isinstance(exc.data, dict) else {}
+    return any(isinstance(e, dict) and e.get("code") == "already_exists" for e in data.get("errors") or [])
+
+
+__all__ = ["GitHubTracker", "assignable_login"]

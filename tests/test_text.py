@@ -1,0 +1,131 @@
+"""Untrusted text: no pings, no HTML, no way out of a hidden block, GitHub's size limits."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot import text
+
+# What GitHub turns into a mention: an @ directly followed by a login or org/team character.
+MENTION = re.compile(r"@[A-Za-z0-9_]")
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["@alice please look", "cc @acme/leads", "(@bob)", "mail a@b.example", "@@carol", "@_x", "`@dave`"],
+)
+def test_mentions_are_neutralized(raw: str) -> None:
+    safe = text.neutralize_mentions(raw)
+    assert not MENTION.search(safe)
+    assert safe.replace(text.ZWJ, "") == raw  # reads the same
+
+
+@given(st.text())
+def test_no_mention_survives_any_text(raw: str) -> None:
+    assert not MENTION.search(text.escape_markdown(raw))
+    assert not MENTION.search(text.table_cell(raw))
+
+
+@given(st.text())
+def test_escaped_text_holds_no_tag_and_no_comment_delimiter(raw: str) -> None:
+    safe = text.escape_markdown(raw)
+    assert "<" not in safe
+    assert ">" not in safe
+    assert "-->" not in safe
+
+
+def test_html_is_shown_not_interpreted() -> None:
+    assert text.escape_html("<script>x</script> & <!-- -->") == ("&lt;script&gt;x&lt;/script&gt; &amp; &lt;!-- --&gt;")
+
+
+@given(st.text())
+def test_table_cell_is_one_line_without_bare_pipes(raw: str) -> None:
+    cell = text.table_cell(raw)
+    assert "\n" not in cell
+    assert "\r" not in cell
+    assert not re.search(r"(?<!\\)(?:\\\\)*\|", cell)
+
+
+@given(json_values)
+def test_hidden_json_round_trips_and_cannot_close_a_comment(value: object) -> None:
+    encoded = text.hidden_json(value)
+    assert json.loads(encoded) == value
+    for forbidden in ("<", ">", "&", "@", "\n", "-->"):
+        assert forbidden not in encoded
+
+
+def test_hidden_json_of_a_breakout_attempt() -> None:
+    attack = {"q": "--> <img src=x onerror=alert(1)> <!-- @alice"}
+    encoded = text.hidden_json(attack)
+    assert "-->" not in encoded
+    assert "<" not in encoded
+    assert json.loads(encoded) == attack
+
+
+@given(json_values)
+def test_pack_round_trips_with_plain_ascii(value: object) -> None:
+    packed = text.pack(value)
+    assert re.fullmatch(r"[A-Za-z0-9+/=]*", packed)
+    assert text.unpack(packed) == value
+
+
+def test_unpack_rejects_garbage() -> None:
+    with pytest.raises(ValueError, match="not a packed"):
+        text.unpack("not base64 at all!")
+
+
+@given(st.text(), st.integers(min_value=0, max_value=200))
+def test_truncate_respects_the_limit(raw: str, limit: int) -> None:
+    cut = text.truncate(raw, limit)
+    assert len(cut) <= limit
+    if len(raw) <= limit:
+        assert cut == raw
+    elif limit > 1:
+        assert cut.endswith(text.ELLIPSIS)
+
+
+def test_one_line_for_titles_and_status_descriptions() -> None:
+    assert text.one_line("a\n  b\tc", 140) == "a b c"
+    assert len(text.one_line("x" * 500, text.STATUS_DESCRIPTION_LIMIT)) == 140
+
+
+@given(st.text())
+def test_code_block_cannot_be_closed_by_its_content(raw: str) -> None:
+    block = text.code_block(raw, "json")
+    fence = block.split("\n", 1)[0].removesuffix("json")
+    inner = block[len(fence) + len("json") + 1 : -len(fence)]
+    assert not re.search(rf"^ {{0,3}}{fence}", inner, re.M)
+
+
+@given(st.text())
+def test_code_span_content_cannot_escape(raw: str) -> None:
+    span = text.code_span(raw)
+    fence = re.match(r"`+", span).group(0)  # type: ignore[union-attr]
+    assert span.endswith(fence)
+    inner = span[len(fence) : -len(fence)]
+    assert fence not in inner
+    assert "\n" not in span
+
+
+@settings(max_examples=50)
+@given(st.text(min_size=1), st.integers(min_value=1, max_value=50))
+def test_chunks_reassemble(raw: str, size: int) -> None:
+    pieces = text.chunks(raw, size)
+    assert "".join(pieces) == raw
+    assert all(len(p) <= size for p in pieces)
+
+
+def test_limits_match_github() -> None:
+    assert text.GITHUB_BODY_LIMIT == 65_536
+    assert text.SAFE_BODY_LIMIT < text.GITHUB_BODY_LIMIT
+    assert text.STATUS_DESCRIPTION_LIMIT == 140
