@@ -28,8 +28,8 @@ updated 3, gate 4 when its decisions are natively linked (+1 per decision reache
 body or trailer; the first sight of a new edge also records it), resolve 5 + 4 per dependent (6 + 4k
 from a comment command). Budgets read index labels (``parkbot:origin:*``, ``parkbot:run:*``), never
 a scan. The question log costs nothing to write for events the decision issue records anyway
-(parked, escalated, returned, overridden, resolved); reading it (:meth:`GitHubTracker.iter_log`) is
-a scan, except with the proposed ``about=`` hint, which reads two precedent index labels.
+(parked, escalated, returned, overridden, resolved); reading all of it (:meth:`GitHubTracker.iter_log`,
+for the report) is a scan, while the precedent lookup at filing (``about=``) reads two index labels.
 
 Resolution (a)-(d) is idempotent: every bot comment carries a hidden marker and is edited, never
 posted twice; close is a single PATCH that is skipped when already done. :meth:`clear_blocking`
