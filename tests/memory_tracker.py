@@ -102,9 +102,7 @@ class MemoryTracker:
         return iter([d for d in self.items.values() if state is None or d.state == state])
 
     def open_decisions(self, *, origin: str, run: str | None = None) -> list[Decision]:
-        return [
-            d for d in self.items.values() if d.state == "open" and (d.origin == origin or (run and d.run == run))
-        ]
+        return [d for d in self.items.values() if d.state == "open" and (d.origin == origin or (run and d.run == run))]
 
     def append_log(self, entry: LogEntry) -> None:
         self.log.append(entry)

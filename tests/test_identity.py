@@ -67,7 +67,7 @@ def test_ids_round_trip_through_check(origin: str, key: str) -> None:
 def test_labels_are_stable_across_processes_and_hash_seeds() -> None:
     """Labels are a stored contract: they must not depend on PYTHONHASHSEED or the interpreter."""
     long_id = decision_id("o" * 80, "k" * 80)
-    code = "from bot.identity import decision_label as f; print(f(%r))" % long_id
+    code = f"from bot.identity import decision_label as f; print(f({long_id!r}))"
     outputs = {
         subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": seed}

@@ -12,6 +12,7 @@ import click
 
 from bot import __version__
 from bot.cli.core import COMMANDS
+from bot.cli.events import EVENT_COMMANDS
 from bot.cli.policy import POLICY_COMMANDS
 from bot.cli.report import REPORT_COMMANDS
 
@@ -33,7 +34,7 @@ def cli() -> None:
     """
 
 
-for command in [*COMMANDS, *POLICY_COMMANDS, *REPORT_COMMANDS]:
+for command in [*COMMANDS, *POLICY_COMMANDS, *REPORT_COMMANDS, *EVENT_COMMANDS]:
     cli.add_command(command)
 
 

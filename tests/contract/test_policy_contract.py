@@ -169,5 +169,7 @@ def test_no_precedent_from_a_different_question_or_a_default(harness: Any) -> No
     other = ask(harness, "refund", origin="billing-42")
     assert other.decision.state == "open"
     assert other.decision.precedent is None
-    unrelated = ask(harness, "currency", origin="search-1", question="Which currency?", options=["eur", "usd"], guess="eur")
+    unrelated = ask(
+        harness, "currency", origin="search-1", question="Which currency?", options=["eur", "usd"], guess="eur"
+    )
     assert unrelated.decision.precedent is None

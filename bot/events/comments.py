@@ -1,0 +1,97 @@
+"""``issue_comment`` (``created``, ``edited``) on a decision issue -> the comment's command.
+
+Everything that can be judged from the payload is judged before the backend is opened, so these
+cost no API call at all:
+
+* comments on pull requests (``issue.pull_request`` is present);
+* comments by bots, the bot's own included (``comment.user.type == "Bot"`` or a ``[bot]`` login);
+* comments on issues that are not decisions (no ``parkbot:decision`` label in ``issue.labels``);
+* comments with no command in them (:func:`bot.commands.parse`, the same parser the handler uses).
+
+The rest goes to :func:`bot.comment_handler.handle_comment`, which authorizes the author, runs the
+lifecycle and replies on the issue.
+"""
+
+from __future__ import annotations
+
+from bot import commands
+from bot.comment_handler import CommandResult, handle_comment
+from bot.events.base import DECISION_LABEL, Context, Event, Item, gate_item, ignored, is_bot
+from bot.events.router import Router
+
+router = Router()
+
+#: ``CommandResult.action`` -> the job summary's item kind.
+_KINDS: dict[str, str] = {
+    "resolved": "resolved",
+    "completed": "resolved",
+    "unchanged": "resolved",
+    "accepted": "resolved",
+    "refused": "refused",
+    "ignored": "ignored",
+}
+
+
+@router.register("issue_comment", "created", "edited")
+def on_comment(event: Event, ctx: Context) -> list[Item]:
+    number = event.get("issue.number", int)
+    comment_id = event.get("comment.id", int)
+    body = event.get("comment.body", str, default="")
+    user = event.get("comment.user", dict)
+    login = event.get("comment.user.login", str)
+    if event.get("issue.pull_request", dict, default=None) is not None:
+        return ignored(f"comment on pull request #{number}: parkbot only reads commands on decision issues")
+    if is_bot(user):
+        return ignored(f"comment {comment_id} on #{number} is by a bot ({login})")
+    if not event.has_label("issue", DECISION_LABEL):
+        return ignored(f"#{number} is not a decision issue (no {DECISION_LABEL} label)")
+    if commands.parse(body) is None:
+        return ignored(f"comment {comment_id} on #{number} holds no command")
+
+    result = handle_comment(
+        ctx.tracker,
+        ctx.config,
+        issue_number=number,
+        comment_id=comment_id,
+        body=body,
+        author=login,
+        author_type=str(user.get("type") or "User"),
+        now=ctx.now,
+    )
+    return _items(result, number)
+
+
+def _items(result: CommandResult, number: int) -> list[Item]:
+    """One item for the command (plus the gates a resolution re-published)."""
+    kind = _KINDS.get(result.action, "replied")
+    command = result.command.render() if result.command is not None else "command"
+    if result.action == "ignored":
+        return ignored(f"#{number}: {result.reason}")
+    if result.action == "refused":
+        # Refused visibly on the issue (the reply says why); the run itself did its job.
+        message = f"#{number}: {command} refused: {result.message}"
+        return [
+            Item(
+                "refused",
+                message,
+                decision_id=result.decision_id,
+                number=number,
+                action=result.reason,
+                level="warning",
+            )
+        ]
+    outcome = result.outcome
+    location = getattr(outcome, "location", None)
+    answer = getattr(outcome, "answer", None)
+    text = f"#{number}: {command}: {result.action}"
+    if answer is not None:
+        text += f" ({answer.value!r} by {answer.by})"
+    item = Item(
+        kind,  # type: ignore[arg-type]
+        text,
+        decision_id=result.decision_id,
+        number=number,
+        url=getattr(location, "url", None),
+        action=result.action,
+    )
+    return [item, *(gate_item(g) for g in getattr(outcome, "gates", None) or [])]
