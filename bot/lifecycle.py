@@ -37,7 +37,7 @@ from bot.models import (
     utcnow,
 )
 from bot.policy import budget_refusal, find_precedent
-from bot.tracker import GateResult, Location, Tracker
+from bot.tracker import GateResult, Location, Pollable, PollToken, Tracker
 
 ParkAction = Literal["created", "updated", "unchanged"]
 ResolveAction = Literal["resolved", "completed", "unchanged"]
@@ -310,6 +310,8 @@ def resolve(
         raise Refused(
             f"decision {decision.id} was abandoned without an answer; re-file it to ask again", reason="abandoned"
         )
+    if decision.kind == "review":
+        raise InvalidInput(f"{decision.id} is a review item: /accept its assumptions, or /override <n> <text>")
     authorize(tracker, config, decision, by)
     answer_value, kind = interpret_answer(decision, value, command)
     answer = Answer(value=answer_value, kind=kind, by=by, at=now or utcnow(), source=source)
@@ -547,6 +549,27 @@ def override_assumption(
 def answer_of(tracker: Tracker, decision_id: str) -> Decision:
     """The decision as it stands now (for ``wait`` polling and ``resume``)."""
     return _load(tracker, decision_id)
+
+
+def poll_answer(
+    tracker: Tracker, decision_id: str, previous: PollToken | None = None
+) -> tuple[Decision, PollToken | None]:
+    """One poll of ``wait``: the decision now, and a token that makes the next poll cheap.
+
+    Uses the tracker's optional ``poll`` capability when it has one (GitHub: a conditional request,
+    free of rate limit while nothing changed); otherwise re-reads (:func:`answer_of`) and returns no
+    token. Pass the returned token to the next call.
+    """
+    if not isinstance(tracker, Pollable):
+        return answer_of(tracker, decision_id), None
+    try:
+        did = check_decision_id(decision_id)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+    decision, token = tracker.poll(did, previous if previous is not None and previous.decision_id == did else None)
+    if decision is None:
+        raise NotFound(f"no decision {did} in this backlog (check the id with `parkbot list`)")
+    return decision, token
 
 
 def resume_context(decision: Decision) -> dict[str, Any]:

@@ -124,6 +124,8 @@ def test_review_item_is_non_blocking_idempotent_and_accepted(harness: Any) -> No
     assert harness.tracker.find(first.decision.id).state == "resolved"
     with pytest.raises(InvalidInput, match="not a review"):
         lifecycle.accept_review(harness.tracker, harness.config, "billing-42-decision-a", "alice")
+    with pytest.raises(InvalidInput, match="is a review item"):
+        lifecycle.resolve(harness.tracker, harness.config, first.decision.id, "fine", "alice")
 
 
 def test_override_turns_an_assumption_into_a_recorded_answer(harness: Any) -> None:
