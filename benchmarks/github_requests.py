@@ -182,6 +182,55 @@ def resolve_by_comment(fake: FakeGitHub, tracker: GitHubTracker, _: Any) -> Any:
     return outcome
 
 
+def filed_for_branch(fake: FakeGitHub, tracker: GitHubTracker) -> Any:
+    """A decision naming ``branch:agent/work`` filed before that branch had a pull request; then the PR."""
+    lifecycle.park(tracker, result(dependents=["branch:agent/work"]), CONFIG, now=NOW)
+    return fake.add_pull(title="work", head_ref="agent/work").number
+
+
+def open_pull(fake: FakeGitHub, tracker: GitHubTracker) -> Any:
+    return fake.add_pull(title="work", head_ref="agent/work").number
+
+
+def poll_unchanged(polls: int) -> Callable[[FakeGitHub, GitHubTracker, Any], Any]:
+    """``parkbot wait``'s polls of an unanswered decision; records the rate limit they used."""
+
+    def run(fake: FakeGitHub, tracker: GitHubTracker, _: Any) -> Any:
+        before = fake.rate_remaining
+        token = None
+        for _ in range(polls):
+            decision, token = lifecycle.poll_answer(tracker, "billing-42-decision-refund", token)
+            assert decision.state == "open"
+        RATE_USED["wait"] = before - fake.rate_remaining
+        return token
+
+    return run
+
+
+RATE_USED: dict[str, int] = {}
+
+
+def refresh_dashboard(fake: FakeGitHub, tracker: GitHubTracker, _: Any) -> Any:
+    from bot.dashboard import update_dashboard
+
+    return update_dashboard(tracker, now=NOW)
+
+
+def with_dashboard(change: bool) -> Callable[[FakeGitHub, GitHubTracker], Any]:
+    """Three open decisions and an up-to-date dashboard; then (``change``) one more decision."""
+
+    def setup(fake: FakeGitHub, tracker: GitHubTracker) -> Any:
+        from bot.dashboard import update_dashboard
+
+        for i in range(3):
+            lifecycle.park(tracker, result(key=f"q{i}", origin=f"task-{i}"), CONFIG, now=NOW)
+        update_dashboard(tracker, now=NOW)
+        if change:
+            lifecycle.park(make_tracker(fake), result(key="q9", origin="task-9"), CONFIG, now=NOW)
+
+    return setup
+
+
 def resolve(fake: FakeGitHub, tracker: GitHubTracker, _: Any) -> Any:
     outcome = lifecycle.resolve(tracker, CONFIG, "billing-42-decision-refund", "full_original", "alice", now=NOW)
     assert outcome.action == "resolved"
@@ -199,8 +248,16 @@ def run_all(sizes: tuple[int, int] = (10, 500)) -> list[Row]:
         Row("park unchanged", scenario(parked, park_again()), 2),
         Row("park updated", scenario(parked, park_again(work_so_far={"more": 1})), None),
     ]
+    branch_note = "+1: the branch index"
     for k in (1, 3, 5):
-        rows.append(Row(f"gate, k={k} (linked at park)", scenario(with_linked_pull(k, "dependents"), gate), 3 + k))
+        rows.append(
+            Row(
+                f"gate, k={k} (linked at park)",
+                scenario(with_linked_pull(k, "dependents"), gate),
+                3 + k,
+                branch_note if k == 1 else "",
+            )
+        )
     for k in (1, 3):
         rows.append(
             Row(
@@ -211,8 +268,29 @@ def run_all(sizes: tuple[int, int] = (10, 500)) -> list[Row]:
             )
         )
         rows.append(
-            Row(f"gate, k={k} (`Blocked by`, seen before)", scenario(with_linked_pull(k, "body-seen"), gate), 3 + k)
+            Row(
+                f"gate, k={k} (`Blocked by`, seen before)",
+                scenario(with_linked_pull(k, "body-seen"), gate),
+                3 + k,
+                branch_note if k == 1 else "",
+            )
         )
+    rows.append(
+        Row(
+            "gate, k=1 (filed for the branch before its PR, first sight)",
+            scenario(filed_for_branch, gate),
+            4,
+            "found through the branch index; records the edge once",
+        )
+    )
+    rows.append(
+        Row(
+            "park new, branch dependent with an open PR",
+            scenario(open_pull, park_new(dependents=["branch:agent/work"])),
+            None,
+            "finds the PR (1) and blocks it",
+        )
+    )
     for k in (0, 1, 3):
         rows.append(Row(f"resolve, k={k}", scenario(with_dependents(k), resolve), 6 + 4 * k))
     for k in (0, 1):
@@ -222,6 +300,20 @@ def run_all(sizes: tuple[int, int] = (10, 500)) -> list[Row]:
                 scenario(with_dependents(k), resolve_by_comment),
                 6 + 4 * k,
                 "+1 read of the commented issue",
+            )
+        )
+    polls = scenario(parked, poll_unchanged(10))
+    rows.append(
+        Row("wait: 10 polls, no answer", polls, None, f"rate limit used: {RATE_USED['wait']} (the other 9 are 304s)")
+    )
+    for change in (False, True):
+        rows.append(
+            Row(
+                f"dashboard refresh, {'one decision more' if change else 'nothing changed'}",
+                scenario(with_dashboard(change), refresh_dashboard),
+                None,
+                ("edits the issue once" if change else "no write")
+                + "; reads every decision: +1 per 100 (a scan, like the report)",
             )
         )
     small, large = sizes

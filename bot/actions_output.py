@@ -183,6 +183,7 @@ ACTION_COMMANDS: dict[str, bool] = {
     "schema": False,
     "resume": False,
     "wait": True,
+    "dashboard": True,
 }
 
 

@@ -4,6 +4,25 @@ The lifecycle (``bot.lifecycle``) holds every rule and calls only these methods,
 embedded git backlog obey exactly the same rules. Adapters own I/O concerns: retries, pagination,
 rate limits, compare-and-swap. Each resolution step must be idempotent, because a failed step is
 retried by running the whole resolution again.
+
+Optional capabilities
+---------------------
+A backend may offer more than :class:`Tracker`. Callers look each one up with ``getattr`` and work
+without it, so the lifecycle stays backend-agnostic and a backend only implements what it can do well:
+
+* ``poll(decision_id, previous: PollToken | None) -> tuple[Decision | None, PollToken]``
+  (:class:`Pollable`): read a decision again *cheaply* for ``parkbot wait``. ``previous`` is the
+  token the last poll returned (None the first time); when nothing changed since, the backend may
+  answer from it without reading everything again. GitHub sends a conditional request
+  (``If-None-Match`` with the ETag of the previous response): a ``304 Not Modified`` costs no rate
+  limit. Without ``poll`` (the git backlog: a local read is already cheap) the lifecycle simply
+  re-reads with :meth:`Tracker.find` (:func:`bot.lifecycle.poll_answer`).
+* ``publish_status(sha, state, description, target_url=None, *, context=...)``: a commit status on an
+  exact commit, not only on a dependent's head (:mod:`bot.events.status`); GitHub only.
+* ``upsert_dashboard(body, *, title=..., create=True) -> tuple[int, str]``: the one dashboard issue,
+  created once and edited in place (:mod:`bot.dashboard`); GitHub only.
+* ``decision_at(number)``, ``reply(number, key, text)``, ``comment_url(number, id)``: what comment
+  commands need (:mod:`bot.comment_handler`).
 """
 
 from __future__ import annotations
@@ -43,6 +62,28 @@ class GateResult:
     @property
     def state(self) -> GateState:
         return "blocked" if self.blocking else "open"
+
+
+@dataclass(frozen=True)
+class PollToken:
+    """What one poll of a decision leaves for the next (opaque to the lifecycle).
+
+    ``validator`` is whatever lets the backend ask "changed since?" (GitHub: the ETag of the last
+    response); ``decision`` is what that response said, returned again when nothing changed.
+    """
+
+    decision_id: str
+    validator: str | None = None
+    decision: Decision | None = None
+
+
+@runtime_checkable
+class Pollable(Protocol):
+    """The optional ``poll`` capability (see the module docstring)."""
+
+    def poll(self, decision_id: str, previous: PollToken | None = None) -> tuple[Decision | None, PollToken]:
+        """The decision now (None if there is none) and the token for the next poll."""
+        ...
 
 
 @runtime_checkable

@@ -12,6 +12,11 @@ KNOWN_OVER = {
     "park new, with a run id",  # the per-run question budget needs its own label lookup
     "gate, k=1 (`Blocked by` only, first sight)",  # records the new edge on both sides, once
     "gate, k=3 (`Blocked by` only, first sight)",
+    "gate, k=1 (filed for the branch before its PR, first sight)",  # the same, found by the branch index
+    # Every gate lists the branch index once (decisions naming the PR's head branch): 4 + 1 for k=1.
+    "gate, k=1 (linked at park)",
+    "gate, k=1 (`Blocked by`, seen before)",
+    "gate, k=1, 10 vs 120 other decisions",
 }
 
 
@@ -41,5 +46,13 @@ def test_headline_numbers(rows: list[bench.Row]) -> None:
     assert counts["park new"] == 3
     assert counts["park unchanged"] == 2
     assert counts["park updated"] == 3
-    assert counts["gate, k=5 (linked at park)"] == 4
+    assert counts["gate, k=5 (linked at park)"] == 5
+    assert counts["gate, k=1 (filed for the branch before its PR, first sight)"] == 8
     assert counts["resolve, k=3"] == 5 + 4 * 3
+    assert counts["dashboard refresh, nothing changed"] == 3
+
+
+def test_waiting_costs_one_unit_of_rate_limit(rows: list[bench.Row]) -> None:
+    row = next(row for row in rows if row.operation.startswith("wait:"))
+    assert row.requests == 10
+    assert "rate limit used: 1 " in row.note

@@ -12,6 +12,7 @@ import click
 
 from bot import __version__
 from bot.cli.core import COMMANDS
+from bot.cli.dashboard import DASHBOARD_COMMANDS
 from bot.cli.events import EVENT_COMMANDS
 from bot.cli.policy import POLICY_COMMANDS
 from bot.cli.report import REPORT_COMMANDS
@@ -34,7 +35,7 @@ def cli() -> None:
     """
 
 
-for command in [*COMMANDS, *POLICY_COMMANDS, *REPORT_COMMANDS, *EVENT_COMMANDS]:
+for command in [*COMMANDS, *POLICY_COMMANDS, *REPORT_COMMANDS, *DASHBOARD_COMMANDS, *EVENT_COMMANDS]:
     cli.add_command(command)
 
 

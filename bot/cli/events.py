@@ -78,7 +78,28 @@ def render_summary(outcome: EventOutcome) -> str:
             for item in items
         ]
         lines += [f"#### {title}", "", table(["", "decision", "where", "details"], rows), ""]
+    dashboard = dashboard_line(outcome, markdown=True)
+    if dashboard:
+        lines += [dashboard, ""]
     return "\n".join(lines) + "\n"
+
+
+def dashboard_line(outcome: EventOutcome, *, markdown: bool = False) -> str | None:
+    """One line on what refreshing the dashboard issue did, if it was refreshed (Markdown for the summary)."""
+    data = outcome.dashboard
+    if not data:
+        return None
+    action = data.get("action")
+    if action == "failed":
+        message = f"{data.get('message')} (the next event or reconcile retries)"
+        return "Dashboard not refreshed: " + (md(message) if markdown else message)
+    if action == "absent":
+        return "Dashboard: none yet (no decision to show)"
+    number = data.get("number")
+    where = f"#{number}"
+    if markdown:
+        where = _where(Item("ignored", "", number=number, url=data.get("url")))
+    return f"Dashboard {where}: {md(str(action)) if markdown else action} ({data.get('open')} open)"
 
 
 def _where(item: Item) -> str:
@@ -115,6 +136,9 @@ def render_text(outcome: EventOutcome) -> str:
         if item.kind == "ignored" and outcome.status == "handled":
             continue
         lines.append(f"  {item.kind}: {item.message}")
+    dashboard = dashboard_line(outcome)
+    if dashboard:
+        lines.append(f"  {dashboard}")
     return "\n".join(lines)
 
 
@@ -140,6 +164,11 @@ def report(outcome: EventOutcome, env: Mapping[str, str], *, as_json: bool, summ
     for item in outcome.items:
         if item.level in ("notice", "warning", "error"):
             actions.annotate(item.level, item.message, err)  # type: ignore[arg-type]
+    dashboard = outcome.dashboard or {}
+    if dashboard.get("action") == "failed":
+        actions.annotate("warning", dashboard_line(outcome) or "", err)
+    elif dashboard.get("notice"):
+        actions.annotate("notice", f"parkbot dashboard: {dashboard['notice']}", err)
     write_outputs(actions.output_path, outputs_of(outcome))
     if summary:
         append_summary(actions.summary_path, render_summary(outcome))

@@ -16,6 +16,7 @@ from bot import lifecycle
 from bot.cli.common import State, backend_options, emit
 from bot.errors import ExitCode, InvalidInput
 from bot.models import Decision
+from bot.tracker import PollToken, Tracker
 
 #: Polling starts quick and backs off, so a long wait costs few requests (and on GitHub,
 #: conditional requests make an unchanged poll free of rate limit).
@@ -61,6 +62,23 @@ def wait_for_answer(
         interval = min(interval * 2, MAX_POLL_SECONDS)
 
 
+def poller(tracker: Tracker, decision_id: str) -> Callable[[], Decision]:
+    """One poll per call, each handing the backend what the previous one saw.
+
+    On GitHub this makes every poll after the first a conditional request (``If-None-Match``), which
+    costs no rate limit while the decision is unchanged; elsewhere each poll re-reads
+    (:func:`bot.lifecycle.poll_answer`).
+    """
+    token: PollToken | None = None
+
+    def poll() -> Decision:
+        nonlocal token
+        decision, token = lifecycle.poll_answer(tracker, decision_id, token)
+        return decision
+
+    return poll
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     raise Interrupted
 
@@ -76,6 +94,9 @@ def wait(state: State, decision_id: str, timeout: str) -> None:
     process is interrupted), the agent should end its session: the question stays parked, and
     `parkbot resume ID` later gives a fresh session everything it needs.
 
+    Polls back off from 2s to one a minute. On GitHub each poll after the first is a conditional
+    request: while the decision is unchanged GitHub answers 304, which costs no rate limit.
+
     \b
     Example:
       parkbot wait billing-42-decision-refund --timeout 10m || exit 0   # parked; resume later
@@ -85,7 +106,7 @@ def wait(state: State, decision_id: str, timeout: str) -> None:
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
     click.echo(f"parkbot: waiting up to {timeout} for an answer to {decision_id}", err=True)
     try:
-        decision = wait_for_answer(lambda: lifecycle.answer_of(tracker, decision_id), seconds)
+        decision = wait_for_answer(poller(tracker, decision_id), seconds)
     except (Interrupted, KeyboardInterrupt):
         decision = None
         click.echo("parkbot: interrupted while waiting; the question stays parked", err=True)

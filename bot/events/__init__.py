@@ -17,6 +17,11 @@ outcome with a one-line notice (exit 0), malformed payloads raise :class:`~bot.e
 (exit 2), and the backend is opened only when a handler needs it, so an event the payload shows to
 be irrelevant makes no API call at all. Reading the environment is the CLI's job
 (:mod:`bot.cli.events`), not this package's.
+
+After an event that changed a decision (parked, resolved, escalated, reopened, closed ...; see
+:func:`bot.dashboard.changed_something`), and after every reconcile, the decision dashboard issue is
+refreshed (:meth:`~bot.events.base.Context.refresh_dashboard`); the outcome reports what that did in
+``dashboard``. It is not an item: it changes no decision and never fails the event.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from bot.dashboard import changed_something
 from bot.errors import InvalidInput
 from bot.events import checks, comments, issues, merge_group, pulls, push, reconcile
 from bot.events.base import Context, Event, Item, TrackerFactory
@@ -58,6 +64,8 @@ class EventOutcome:
     notice: str
     items: list[Item] = field(default_factory=list)
     api_used: bool = False
+    #: What refreshing the dashboard issue did (``bot.dashboard.DashboardOutcome.as_dict``), or None.
+    dashboard: dict[str, Any] | None = None
 
     @property
     def label(self) -> str:
@@ -111,6 +119,7 @@ class EventOutcome:
             "gate_state": self.gate_state,
             "api_used": self.api_used,
             "items": [item.as_dict() for item in self.items],
+            "dashboard": self.dashboard,
         }
 
 
@@ -164,8 +173,11 @@ def handle_event(
     items: list[Item] = []
     for result in ROUTER.dispatch(name, event.action, event, ctx):
         items.extend(result)
+    if ctx.opened and ctx.dashboard is None and changed_something(items):
+        ctx.refresh_dashboard()
     status: OutcomeStatus = "handled" if any(i.kind != "ignored" for i in items) else "ignored"
-    return EventOutcome(name, event.action, status, _notice(event, status, items), items, api_used=ctx.opened)
+    notice = _notice(event, status, items)
+    return EventOutcome(name, event.action, status, notice, items, api_used=ctx.opened, dashboard=ctx.dashboard)
 
 
 def _notice(event: Event, status: OutcomeStatus, items: list[Item]) -> str:

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bot.config import CONFIG_PATH, Config, parse_config
-from bot.errors import InvalidInput
+from bot.dashboard import supports_dashboard, update_dashboard
+from bot.errors import InvalidInput, ParkbotError
 from bot.tracker import GateResult, Tracker
 
 #: The label every decision issue carries (``bot.trackers.github.DECISION_LABEL``).
@@ -191,6 +192,8 @@ class Context:
         self.repo_path = Path(repo_path)
         self.now = now
         self._opened: Opened | None = None
+        #: What refreshing the dashboard issue did during this event (None: not refreshed).
+        self.dashboard: dict[str, Any] | None = None
 
     @property
     def opened(self) -> bool:
@@ -215,6 +218,24 @@ class Context:
     @property
     def config(self) -> Config:
         return self._open().config
+
+    def refresh_dashboard(self) -> dict[str, Any] | None:
+        """Bring the decision dashboard issue up to date, once per event (:mod:`bot.dashboard`).
+
+        None when the backend keeps no dashboard. A failure is reported in the result, not raised:
+        the event's own work is done by now, and the next event or the nightly reconcile refreshes
+        the dashboard again.
+        """
+        if self.dashboard is not None:
+            return self.dashboard
+        tracker = self.tracker
+        if not supports_dashboard(tracker):
+            return None
+        try:
+            self.dashboard = update_dashboard(tracker, now=self.now).as_dict()
+        except ParkbotError as exc:
+            self.dashboard = {"action": "failed", "message": exc.message, "reason": exc.reason}
+        return self.dashboard
 
 
 def _config_of(tracker: Any) -> Config:

@@ -77,9 +77,6 @@ def on_issue(event: Event, ctx: Context) -> list[Item]:
     decision: Decision | None = find_at(number) if callable(find_at) else None
     if decision is None:
         return ignored(f"#{number} holds no readable decision")
-    # GitHubTracker keeps decision_at's read for the next find(); take it now (no request), so that a
-    # find() after the writes below reads the issue afresh instead of this now-stale copy.
-    decision = ctx.tracker.find(decision.id) or decision
     if event.action == "closed":
         return _closed(event, ctx, number, decision)
     return _reopened(event, ctx, number, decision)

@@ -7,22 +7,18 @@ The ``Tracker`` protocol publishes a gate on a *dependent* (a pull request's hea
 * ``push``: ``failure`` on the pushed commit when an agent branch filed neither result files nor an
   inventory (or filed broken ones).
 
-A tracker that offers ``publish_status(sha, state, description, target_url=None)`` is used as is.
-Otherwise the status is posted through the GitHub client the tracker already holds, under the same
-retry policy and redaction (``client.transport``), so the request still goes through the adapter's
-transport and never leaks the token. Trackers without either (the git backlog, test doubles) have no
-commit statuses: the call reports that nothing was published.
+Both go through the tracker's optional ``publish_status(sha, state, description, target_url=None,
+*, context=...)`` capability (see :mod:`bot.tracker`): on GitHub one retried request under the
+adapter's transport. Trackers without it (the git backlog, test doubles) have no commit statuses:
+the call reports that nothing was published.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from github import GithubException
-
 from bot.render import STATUS_CONTEXT
 from bot.text import STATUS_DESCRIPTION_LIMIT, one_line
-from bot.trackers.github_client import backend_failure
 
 StatusState = Literal["pending", "success", "failure", "error"]
 
@@ -37,23 +33,12 @@ def publish_commit_status(
     context: str = STATUS_CONTEXT,
 ) -> bool:
     """Set ``context`` on commit ``sha``; False when this tracker has no commit statuses."""
-    description = one_line(description, STATUS_DESCRIPTION_LIMIT)
-    own = getattr(tracker, "publish_status", None)
-    if callable(own):
-        own(sha, state, description, target_url=target_url)
-        return True
-    client = getattr(tracker, "client", None)
-    transport = getattr(client, "transport", None)
-    github = getattr(client, "github", None)
-    if client is None or transport is None or github is None:
+    publish = getattr(tracker, "publish_status", None)
+    if not callable(publish):
         return False
-    data: dict[str, Any] = {"state": state, "context": context, "description": description}
-    if target_url:
-        data["target_url"] = target_url
-    url = f"{client.settings.api_url}/repos/{client.repository}/statuses/{sha}"
-    what = f"set the {context} status of {sha[:12]}"
-    try:
-        transport.run(what, lambda _: github.requester.requestJsonAndCheck("POST", url, input=data))
-    except GithubException as exc:
-        raise backend_failure(exc, what, transport) from None
+    description = one_line(description, STATUS_DESCRIPTION_LIMIT)
+    if context == STATUS_CONTEXT:
+        publish(sha, state, description, target_url=target_url)
+    else:
+        publish(sha, state, description, target_url=target_url, context=context)
     return True

@@ -20,16 +20,32 @@ Where things are
   one trace (say, the ``Blocked by`` line) does not unblock the PR: in the decision's hidden block
   (``dependents``), as the ``decision:<id>`` label on the PR (which comes free with ``GET pull``),
   and natively (``add_blocked_by``) where the API allows it (404/403/410/422 mean "not here").
-* The gate is the commit status ``parkbot/decisions`` on the PR head.
+* A decision may also name a *branch* (``branch:<name>``) before any pull request exists for it.
+  Parking it blocks an open PR from that branch at once (``GET /pulls?head=owner:branch``, one
+  request); for a PR opened later, the decision carries the index label ``parkbot:branch:<hash of
+  the branch>`` (:func:`branch_label`) while it is unresolved, and every gate of a PR lists the label
+  of its head branch (one request, ``state=all`` so that an abandoned decision keeps blocking; a
+  resolved one drops the label). The gate then records the edge like any other.
+* The gate is the commit status ``parkbot/decisions`` on the PR head (:meth:`publish_status`, which
+  also sets a status on any other exact commit: the merge-queue commit, a pushed agent commit).
+* ``parkbot wait`` polls with :meth:`GitHubTracker.poll`: a conditional request (``If-None-Match``
+  with the previous ETag), answered ``304`` without using rate limit while the decision is unchanged.
+* The decision dashboard is the one open issue labeled ``parkbot:dashboard`` carrying the dashboard
+  marker (:meth:`upsert_dashboard`): created and pinned once (pinning is GraphQL-only and best
+  effort), edited only when its body changed, duplicates closed.
 
 Request budget (benchmarks/github_requests.py prints the table): park new 3 (claim the label, the
 per-origin budget lookup, create; +1 with a run id for the per-run budget), park unchanged 2, park
-updated 3, gate 4 when its decisions are natively linked (+1 per decision reached only by label,
-body or trailer; the first sight of a new edge also records it), resolve 5 + 4 per dependent (6 + 4k
-from a comment command). Budgets read index labels (``parkbot:origin:*``, ``parkbot:run:*``), never
-a scan. The question log costs nothing to write for events the decision issue records anyway
-(parked, escalated, returned, overridden, resolved); reading all of it (:meth:`GitHubTracker.iter_log`,
-for the report) is a scan, while the precedent lookup at filing (``about=``) reads two index labels.
+updated 3, gate 5 when its decisions are natively linked (the pull, its commits, its native
+dependencies, the branch index, the status; +1 per decision reached only by label, body or trailer;
+the first sight of a new edge also records it), resolve 5 + 4 per dependent (6 + 4k from a comment
+command), one ``wait`` poll 1 (rate limit: 0 while unchanged). Budgets read index labels
+(``parkbot:origin:*``, ``parkbot:run:*``, ``parkbot:branch:*``), never a scan. The question log costs
+nothing to write for events the decision issue records anyway (parked, escalated, returned,
+overridden, resolved); reading all of it (:meth:`GitHubTracker.iter_log`, for the report) is a scan,
+while the precedent lookup at filing (``about=``) reads two index labels. Refreshing the dashboard is
+a scan too (every decision, 1 request per 100, plus the log issue's comments and the dashboard
+lookup; a write only when its body changed).
 
 Resolution (a)-(d) is idempotent: every bot comment carries a hidden marker and is edited, never
 posted twice; close is a single PATCH that is skipped when already done. :meth:`clear_blocking`
@@ -40,6 +56,7 @@ first sees them, which keeps resolution within 4 requests per dependent.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
@@ -73,9 +90,10 @@ from bot.render import (
     render_reply,
     work_chunk_key,
 )
-from bot.text import escape_markdown, one_line
-from bot.tracker import GateResult, Location
-from bot.trackers.github_client import GitHubClient, backend_failure
+from bot.report.dashboard import is_dashboard
+from bot.text import STATUS_DESCRIPTION_LIMIT, escape_markdown, one_line
+from bot.tracker import GateResult, Location, PollToken
+from bot.trackers.github_client import PER_PAGE, GitHubClient, backend_failure
 
 log = logging.getLogger("parkbot.github")
 T = TypeVar("T")
@@ -85,16 +103,23 @@ BLOCKING_LABEL = "parkbot:blocking"
 RESOLVED_LABEL = "parkbot:resolved"
 ABANDONED_LABEL = "parkbot:abandoned"
 LOG_LABEL = "parkbot:log"
+DASHBOARD_LABEL = "parkbot:dashboard"
 ORIGIN_PREFIX = "parkbot:origin:"
 RUN_PREFIX = "parkbot:run:"
 #: Precedent indexes on resolved decisions: same key and options / same normalized question and options.
 KEY_PREFIX = "parkbot:pk:"
 QUESTION_PREFIX = "parkbot:pq:"
-INDEX_PREFIXES = (ORIGIN_PREFIX, RUN_PREFIX, KEY_PREFIX, QUESTION_PREFIX)
+#: Branch index on unresolved decisions: one label per ``branch:<name>`` dependent (see :func:`branch_label`).
+BRANCH_PREFIX = "parkbot:branch:"
+INDEX_PREFIXES = (ORIGIN_PREFIX, RUN_PREFIX, KEY_PREFIX, QUESTION_PREFIX, BRANCH_PREFIX)
 STATE_LABELS = frozenset({BLOCKING_LABEL, RESOLVED_LABEL, ABANDONED_LABEL})
 #: Question-log events that the decision issue itself records (see :meth:`GitHubTracker.iter_log`).
 DERIVED_EVENTS = frozenset({"parked", "escalated", "returned", "overridden", "resolved"})
 LABEL_COLOR = "d4c5f9"
+#: What a commit status may say (GitHub refuses anything else).
+STATUS_STATES = ("pending", "success", "failure", "error")
+#: The title of the dashboard issue when the caller names none (``bot.dashboard`` does).
+DASHBOARD_TITLE = "parkbot: open decisions"
 #: Statuses on the native dependency endpoints that mean "not available here" (plan, GHES version, PRs).
 NATIVE_UNAVAILABLE = frozenset({403, 404, 410, 422})
 
@@ -141,6 +166,22 @@ def index_label(prefix: str, value: str) -> str:
         return label
     keep = GITHUB_LABEL_MAX - len(prefix) - 1 - 10
     return f"{prefix}{slug[:keep].rstrip('._-')}~{id_hash(value)}"
+
+
+def branch_label(branch: str) -> str:
+    """The index label of the decisions that name ``branch:<branch>`` as a dependent.
+
+    A hash, because branch names may be longer than a label or hold characters a label should not
+    (and git branch names are case-sensitive while GitHub labels are not).
+    """
+    return f"{BRANCH_PREFIX}{id_hash(branch)}"
+
+
+def branch_labels(decision: Decision) -> list[str]:
+    """The branch index labels a decision carries while it is not resolved (one per branch dependent)."""
+    if decision.state == "resolved":
+        return []
+    return [branch_label(t.removeprefix("branch:")) for t in decision.dependents if t.startswith("branch:")]
 
 
 def precedent_labels(decision: Decision) -> list[str]:
@@ -206,6 +247,8 @@ class GitHubTracker:
         self._claimed: set[str] = set()
         self._members: dict[tuple[str, str], bool] = {}
         self._context: Decision | None = None
+        #: Why the last pin attempt failed (pinning is best effort), None after a success.
+        self.pin_notice: str | None = None
 
     def __repr__(self) -> str:
         return f"GitHubTracker({self.client.repository!r})"
@@ -336,7 +379,16 @@ class GitHubTracker:
         return _Found(matches[0], prs=tuple(prs))
 
     def _remember(self, decision_id: str, found: _Found) -> None:
+        """Keep ``found`` as the current copy of the decision's issue.
+
+        A newer read or any write supersedes the copy :meth:`decision_at` left for the next
+        :meth:`find`, so that copy is dropped here (else ``find`` would return the issue as it was
+        before the write).
+        """
         self._issues[decision_id] = found
+        primed = self._primed.get(decision_id)
+        if primed is not None and primed is not found:
+            del self._primed[decision_id]
 
     def find(self, decision_id: str) -> Decision | None:
         did = check_decision_id(decision_id)
@@ -356,6 +408,57 @@ class GitHubTracker:
             raise Refused(f"issue #{found.number} for {did} is damaged: {exc}", reason="collision") from None
         self._context = decision
         return decision
+
+    def poll(self, decision_id: str, previous: PollToken | None = None) -> tuple[Decision | None, PollToken]:
+        """The decision now, by a conditional request: free of rate limit while nothing changed.
+
+        Lists the issues carrying both the decision's label and ``parkbot:decision`` (the decision
+        issue, not the pull requests that carry its label too: one small page), sending
+        ``If-None-Match`` with the ETag of ``previous``. GitHub answers ``304 Not Modified`` without
+        counting it against the rate limit when the issue did not change (no edit, label, state or
+        comment since), and the decision in ``previous`` is returned as is; otherwise the new
+        response is read like :meth:`find` reads it. One request per poll either way.
+        """
+        did = check_decision_id(decision_id)
+        if previous is not None and (previous.decision_id != did or previous.decision is None):
+            previous = None
+        url = f"{self._repo_url}/issues"
+        params = {
+            "labels": f"{decision_label(did)},{DECISION_LABEL}",
+            "state": "all",
+            "direction": "asc",
+            "per_page": PER_PAGE,
+        }
+
+        def get(_: int) -> tuple[int, dict[str, Any], Any]:
+            headers = {"If-None-Match": previous.validator} if previous is not None and previous.validator else {}
+            status, response_headers, output = self._requester.requestJson(
+                "GET", url, parameters=params, headers=headers
+            )
+            data = json.loads(output) if output else None
+            if status >= 400:
+                raise self._requester.createException(status, response_headers, data)
+            return status, response_headers, data
+
+        status, headers, data = self._unit(f"poll decision {did}", get)
+        if status == 304 and previous is not None:
+            return previous.decision, previous
+        etag = _header_value(headers, "etag")
+        if not isinstance(data, list) or 'rel="next"' in (_header_value(headers, "link") or ""):
+            # Not the one small page this expects (a hand-applied label?): read it the ordinary way.
+            return self.find(did), PollToken(did)
+        found = self._pick(did, data)
+        if found is None:
+            self._issues.pop(did, None)
+            return None, PollToken(did)
+        self._comments.pop(found.number, None)
+        self._remember(did, found)
+        try:
+            decision = self._decision_from(found.raw)
+        except ParseError as exc:
+            raise Refused(f"issue #{found.number} for {did} is damaged: {exc}", reason="collision") from None
+        self._context = decision
+        return decision, PollToken(did, validator=etag, decision=decision)
 
     def decision_at(self, number: int) -> Decision | None:
         """The decision stored in issue ``number``, or None if it is not a decision issue (1 request).
@@ -385,8 +488,8 @@ class GitHubTracker:
         except ValueError:
             return None
         found = _Found(raw)
-        self._primed[did] = found
         self._remember(did, found)
+        self._primed[did] = found  # after _remember: this read is the newest one
         try:
             decision = self._decision_from(raw)
         except ParseError:
@@ -431,6 +534,7 @@ class GitHubTracker:
         wanted = [decision_label(decision.id), DECISION_LABEL, index_label(ORIGIN_PREFIX, decision.origin)]
         if decision.run:
             wanted.append(index_label(RUN_PREFIX, decision.run))
+        wanted += branch_labels(decision)
         if decision.state == "open" and decision.blocking:
             wanted.append(BLOCKING_LABEL)
         if decision.state == "resolved":
@@ -767,8 +871,9 @@ class GitHubTracker:
             if not numbers:
                 results.append(GateResult(target, blocking=(decision,), details={"note": "no open pull request"}))
                 continue
+            listed = target.startswith("branch:")  # the listing that found them was just read
             for number in numbers:
-                pull = self._get_pull(number, fresh=True)
+                pull = self._get_pull(number, fresh=not listed)
                 if pull is None:
                     results.append(GateResult(target, blocking=(decision,), details={"note": "not a pull request"}))
                     continue
@@ -814,14 +919,38 @@ class GitHubTracker:
         pull = self._pulls.get(number) or self._get_pull(number)
         if pull is None:
             return
-        sha = pull["head"]["sha"]
-        state = gate_state(result)
-        data: dict[str, Any] = {"state": state, "context": STATUS_CONTEXT, "description": gate_description(result)}
         url = self._decision_url(result.blocking[0]) if result.blocking else None
-        if url:
-            data["target_url"] = url
+        self.publish_status(pull["head"]["sha"], gate_state(result), gate_description(result), target_url=url)
+
+    def publish_status(
+        self,
+        sha: str,
+        state: str,
+        description: str,
+        target_url: str | None = None,
+        *,
+        context: str = STATUS_CONTEXT,
+    ) -> None:
+        """Set the commit status ``context`` (default ``parkbot/decisions``) on commit ``sha`` (1 request).
+
+        For commits that are not a pull request's head too (the merge-queue commit, a pushed commit
+        with no inventory). ``state`` is ``pending``, ``success``, ``failure`` or ``error``; the
+        description is put on one line and cut to GitHub's 140 characters. Runs as one retried unit,
+        like every other request of this tracker.
+        """
+        if state not in STATUS_STATES:
+            raise InvalidInput(f"a commit status is one of {', '.join(STATUS_STATES)}, not {state!r}")
+        if not re.fullmatch(r"[0-9a-fA-F]{7,64}", sha or ""):
+            raise InvalidInput(f"{sha!r} is not a commit sha")
+        data: dict[str, Any] = {
+            "state": state,
+            "context": context,
+            "description": one_line(description, STATUS_DESCRIPTION_LIMIT),
+        }
+        if target_url:
+            data["target_url"] = target_url
         self._unit(
-            f"set the {STATUS_CONTEXT} status of #{number}",
+            f"set the {context} status of {sha[:12]}",
             lambda _: self._requester.requestJsonAndCheck("POST", f"{self._repo_url}/statuses/{sha}", input=data),
         )
 
@@ -937,6 +1066,8 @@ class GitHubTracker:
             hit = self._as_decision(raw)
             if hit:
                 found[hit[0].id] = hit
+        for hit in self._branch_dependents_of(pull):
+            found.setdefault(hit[0].id, hit)
         numbers_known = {f.number for _, f in found.values()}
         for ref in self._refs(pull.get("body")):
             if ref in numbers_known or ref == number:
@@ -979,6 +1110,33 @@ class GitHubTracker:
 
         self._record_edges(number, pull, found, native_raw if native_ok else None)
         return [decision for decision, _ in found.values()]
+
+    def _branch_dependents_of(self, pull: dict[str, Any]) -> list[tuple[Decision, _Found]]:
+        """Unresolved decisions that name the PR's head branch (``branch:<head ref>``) as a dependent.
+
+        One request, through the branch index label (:func:`branch_label`), however many decisions
+        the repository holds. This is how a decision filed for a branch before its pull request was
+        opened reaches that pull request; the gate then records the edge like any other. Pull
+        requests from forks are skipped: ``branch:<name>`` names a branch of this repository.
+        """
+        head = pull.get("head") or {}
+        ref = head.get("ref")
+        head_repo = (head.get("repo") or {}).get("full_name")
+        if not ref or not head_repo or head_repo.casefold() != self.repository.casefold():
+            return []
+        label = branch_label(ref)
+        # state=all: an abandoned decision keeps blocking (it keeps the label); resolved ones drop it.
+        items = self._unit(
+            f"list the decisions of branch {ref}",
+            lambda _: self._list(self._repo.get_issues(state="all", labels=[label])),
+        )
+        target = f"branch:{ref}"
+        hits: list[tuple[Decision, _Found]] = []
+        for raw in items:
+            hit = self._as_decision(raw)
+            if hit is not None and target in hit[0].dependents:  # the hash could collide: check the name
+                hits.append(hit)
+        return hits
 
     def _native_blockers(self, number: int) -> tuple[list[dict[str, Any]], bool]:
         def get(_: int) -> tuple[list[dict[str, Any]], bool]:
@@ -1091,20 +1249,27 @@ class GitHubTracker:
             for entry in derived_log(decision, url):
                 keyed.append((decision.created_at, seq, entry))
                 seq += 1
+        for entry in self.iter_logged_events():
+            keyed.append((entry.at, seq, entry))
+            seq += 1
+        keyed.sort(key=lambda item: (item[0], item[1]))
+        return iter([entry for _, _, entry in keyed])
+
+    def iter_logged_events(self) -> Iterator[LogEntry]:
+        """Only the events no decision issue records (refusals, abandonments): the comments of the
+        ``parkbot:log`` issue, oldest first. One request plus one per 100 comments; no decision scan."""
         numbers = [int(r["number"]) for r in self._list_by_label(LOG_LABEL) if not r.get("pull_request")]
+        entries: list[LogEntry] = []
         for number in sorted(numbers):
             for comment in self._comments_of(number, refresh=True):
                 found = read_marker(comment.get("body"))
                 if found is None or found.kind != "log" or not self._trusted(comment, None):
                     continue
                 try:
-                    entry = LogEntry.model_validate(found.data)
+                    entries.append(LogEntry.model_validate(found.data))
                 except ValueError:
                     continue
-                keyed.append((entry.at, seq, entry))
-                seq += 1
-        keyed.sort(key=lambda item: (item[0], item[1]))
-        return iter([entry for _, _, entry in keyed])
+        return iter(entries)
 
     def _precedent_candidates(self, about: Decision) -> list[LogEntry]:
         entries: dict[str, LogEntry] = {}
@@ -1121,6 +1286,100 @@ class GitHubTracker:
                     if entry.event == "resolved":
                         entries.setdefault(hit[0].id, entry)
         return sorted(entries.values(), key=lambda e: e.at)
+
+    # -- the decision dashboard ---------------------------------------------------------------
+
+    def issue_url(self, number: int) -> str:
+        """The web address of issue ``number`` of this repository."""
+        return self._html(f"issues/{number}")
+
+    def upsert_dashboard(self, body: str, *, title: str = DASHBOARD_TITLE, create: bool = True) -> tuple[int, str]:
+        """Make the one dashboard issue hold ``body``: ``(number, action)``, the action being
+        ``created``, ``updated`` or ``unchanged`` (or ``(0, "absent")`` when none exists and
+        ``create`` is False).
+
+        The dashboard is the open issue labeled ``parkbot:dashboard`` whose body carries the
+        dashboard marker (an issue someone else labeled is left alone). It is found by listing that
+        label (1 request), edited only when its body differs (no write when unchanged), created and
+        pinned once when there is none. Should two exist (two runs creating at once), the oldest is
+        kept and the others are closed as duplicates; a creation checks for that race right away.
+        """
+        self.pin_notice = None
+        listed = self._dashboards()
+        if not listed:
+            if not create:
+                return 0, "absent"
+            raw = self._unit(
+                "create the decision dashboard issue",
+                lambda _: _raw(self._repo.create_issue(title=title, body=body, labels=[DASHBOARD_LABEL])),
+            )
+            number = int(raw["number"])
+            others = [r for r in self._dashboards() if int(r["number"]) != number]
+            if others and min(int(r["number"]) for r in others) < number:
+                # Another run created one at the same moment: the oldest wins, ours is the duplicate.
+                listed = sorted([*others, raw], key=lambda r: int(r["number"]))
+            else:
+                self._close_dashboard_duplicates(number, others)
+                self.pin_issue(number, raw.get("node_id"))
+                return number, "created"
+        keep, *duplicates = listed
+        number = int(keep["number"])
+        if duplicates:
+            self._close_dashboard_duplicates(number, duplicates)
+            self.pin_issue(number, keep.get("node_id"))
+        if (keep.get("body") or "") == body:
+            return number, "unchanged"
+        changes: dict[str, Any] = {"body": body}
+        if keep.get("title") != title:
+            changes["title"] = title
+        self._unit("update the decision dashboard issue", lambda _: self._edit(number, changes))
+        return number, "updated"
+
+    def _dashboards(self) -> list[dict[str, Any]]:
+        """Open dashboard issues (labeled and carrying the marker), oldest first."""
+        items = self._unit(
+            f"list open issues labeled {DASHBOARD_LABEL}",
+            lambda _: self._list(self._repo.get_issues(state="open", labels=[DASHBOARD_LABEL], direction="asc")),
+        )
+        found = []
+        for raw in items:
+            if raw.get("pull_request"):
+                continue
+            if not is_dashboard(raw.get("body")):
+                log.info("#%s is labeled %s but holds no dashboard: leaving it alone", raw["number"], DASHBOARD_LABEL)
+                continue
+            found.append(raw)
+        return sorted(found, key=lambda r: int(r["number"]))
+
+    def _close_dashboard_duplicates(self, keep: int, duplicates: Iterable[dict[str, Any]]) -> None:
+        winner = _Found({"number": keep})
+        for raw in duplicates:
+            if int(raw["number"]) != keep:
+                log.warning("closing the duplicate dashboard #%s (keeping #%s)", raw["number"], keep)
+                self._close_duplicate(int(raw["number"]), winner)
+
+    def pin_issue(self, number: int, node_id: str | None = None) -> bool:
+        """Pin issue ``number`` to the repository, best effort: False (and a notice) if it fails.
+
+        GitHub pins issues only through GraphQL (the ``pinIssue`` mutation, by the issue's node id),
+        sent to the GraphQL endpoint that belongs to the REST root: ``https://api.github.com/graphql``,
+        or ``https://<host>/api/graphql`` on GitHub Enterprise Server. A repository pins at most
+        three issues, and the token may lack the permission; neither stops anything else.
+        """
+        try:
+            if node_id is None:
+                node_id = self._unit(f"read issue #{number}", lambda _: self._issue_obj(number).raw_data)["node_id"]
+            self._unit(
+                f"pin issue #{number}",
+                lambda _: self._requester.graphql_named_mutation("pinIssue", {"issueId": node_id}, "issue { number }"),
+            )
+        except (GithubException, BackendFailure, KeyError, TypeError) as exc:
+            message = exc.message if isinstance(exc, BackendFailure) else str(exc)
+            self.pin_notice = self._transport.redact(f"could not pin #{number} (pin it by hand): {message}")
+            log.warning("%s", self.pin_notice)
+            return False
+        self.pin_notice = None
+        return True
 
     # -- who may answer -----------------------------------------------------------------------
 
@@ -1248,6 +1507,13 @@ def derived_log(decision: Decision, url: str | None = None) -> list[LogEntry]:
 
 def _label_name(lab: Any) -> str:
     return lab["name"] if isinstance(lab, dict) else str(lab)
+
+
+def _header_value(headers: dict[str, Any] | None, name: str) -> str | None:
+    for key, value in (headers or {}).items():
+        if key.lower() == name:
+            return str(value)
+    return None
 
 
 def _already_exists(exc: GithubException) -> bool:

@@ -31,6 +31,9 @@ github.com and a GHES ``https://ghe.example.com/api/v3``) can share one mock.
 Seed state with the helpers (``add_issue``, ``add_pull``, ``put_file``, ``add_team``,
 ``set_permission`` ...), drive the bot, then assert on state (``fake.issues``,
 ``fake.status_of(sha, ctx)``) and on traffic (``fake.requests``, ``fake.count(...)``).
+
+GraphQL: the one mutation parkbot needs, ``pinIssue`` (and ``unpinIssue``), is served at the GraphQL
+URL of the REST root by :mod:`.graphql`; pinned issues are in ``fake.pinned_issues``.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from typing import Any, NamedTuple
 import requests
 import responses
 
+from . import graphql
 from .openapi_check import OpenAPISpec, OpenAPIViolation, load_spec
 from .routes import ROUTES, ApiError, Ctx, Reply
 from .state import EPOCH, Comment, Commit, Issue, Label, PullInfo, Status, Team, User, fake_sha
@@ -129,6 +133,7 @@ class FakeGitHub:
         self.files: dict[str, dict[str, str]] = {}  # ref -> path -> text
         self.teams: dict[tuple[str, str], Team] = {}
         self.permissions: dict[str, str] = {}  # lower login -> role
+        self.pinned_issues: list[int] = []  # pinned through GraphQL (graphql.py), in pinning order
 
         self.requests: list[LoggedRequest] = []
         self.operations: list[str | None] = []  # operationId per logged request
@@ -718,6 +723,9 @@ class FakeGitHub:
             status = 0 if isinstance(result, Exception) else result[0]
             self._log(method, api_path or path, query, body, status, None)
             return result
+
+        if graphql.is_graphql(self, method, path):
+            return graphql.serve(self, path, body, headers)
 
         op_id: str | None = None
         try:

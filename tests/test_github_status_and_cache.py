@@ -1,0 +1,144 @@
+"""GitHubTracker.publish_status (statuses on any commit) and the stale copy ``decision_at`` used to leave."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bot.errors import InvalidInput
+from bot.events.status import publish_commit_status
+from bot.trackers.github import GitHubTracker
+from tests.contract.harness_github import TOKEN, make_tracker
+from tests.fakegithub import FakeGitHub
+from tests.test_github_tracker import DID, park
+
+STATUS = "parkbot/decisions"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGitHub]:
+    f = FakeGitHub(owner="acme", repo="widgets", token=TOKEN)
+    with f.activate():
+        yield f
+    f.assert_no_violations()
+
+
+@pytest.fixture
+def tracker(fake: FakeGitHub) -> GitHubTracker:
+    return make_tracker(fake)
+
+
+# --- publish_status ------------------------------------------------------------------------------
+
+
+def test_publish_status_sets_the_status_on_any_commit(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    commit = fake.add_commit(message="merge queue")
+    fake.reset_log()
+    long = "Waiting for   \n" + "decision-x, " * 40
+    tracker.publish_status(commit.sha, "pending", long, target_url="https://github.com/acme/widgets/issues/1")
+    status = fake.status_of(commit.sha, STATUS)
+    assert status is not None
+    assert status.state == "pending"
+    assert status.description is not None
+    assert len(status.description) <= 140
+    assert "\n" not in status.description
+    assert status.target_url == "https://github.com/acme/widgets/issues/1"
+    assert [(r.method, r.path) for r in fake.requests] == [("POST", f"/repos/acme/widgets/statuses/{commit.sha}")]
+
+
+def test_publish_status_other_context(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    commit = fake.add_commit(message="x")
+    tracker.publish_status(commit.sha, "failure", "no inventory", context="parkbot/inventory")
+    status = fake.status_of(commit.sha, "parkbot/inventory")
+    assert status is not None
+    assert status.state == "failure"
+    assert fake.status_of(commit.sha, STATUS) is None
+
+
+def test_publish_status_goes_through_the_retry_transport(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    commit = fake.add_commit(message="x")
+    fake.fail_next("502", match=r"^POST .*/statuses/")
+    fake.reset_log()
+    tracker.publish_status(commit.sha, "success", "No open decisions")
+    assert fake.count("POST", r"/repos/acme/widgets/statuses/.*") == 2
+    status = fake.status_of(commit.sha, STATUS)
+    assert status is not None
+    assert status.state == "success"
+
+
+@pytest.mark.parametrize(("sha", "state"), [("0" * 40, "blocked"), ("not a sha", "success")])
+def test_publish_status_refuses_what_github_would(
+    fake: FakeGitHub, tracker: GitHubTracker, sha: str, state: str
+) -> None:
+    with pytest.raises(InvalidInput):
+        tracker.publish_status(sha, state, "x")
+    assert fake.request_count == 0
+
+
+def test_commit_status_helper_uses_the_capability_and_nothing_else(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    commit = fake.add_commit(message="x")
+    assert publish_commit_status(tracker, commit.sha, "failure", "broken result file")
+    status = fake.status_of(commit.sha, STATUS)
+    assert status is not None
+    assert status.state == "failure"
+
+    class OnlyAClient:  # what the removed fallback used to post through
+        client = tracker.client
+
+    assert publish_commit_status(OnlyAClient(), commit.sha, "success", "x") is False
+
+    calls: list[tuple[Any, ...]] = []
+
+    class Recorder:
+        def publish_status(self, *args: Any, **kwargs: Any) -> None:
+            calls.append((args, kwargs))
+
+    assert publish_commit_status(Recorder(), "abc1234", "pending", "a\nb" * 100)
+    ((args, kwargs),) = calls
+    assert args[:2] == ("abc1234", "pending")
+    assert len(args[2]) <= 140
+    assert kwargs == {"target_url": None}
+
+
+# --- the copy decision_at leaves for find -----------------------------------------------------------
+
+
+def test_find_after_an_update_does_not_return_the_copy_decision_at_left(fake: FakeGitHub) -> None:
+    number = park(make_tracker(fake)).location.number
+    assert number is not None
+    tracker = make_tracker(fake)
+    decision = tracker.decision_at(number)
+    assert decision is not None
+    tracker.update(decision.model_copy(update={"owner": "carol"}))
+    fake.reset_log()
+    again = tracker.find(DID)
+    assert again is not None
+    assert again.owner == "carol"  # the stale copy said alice
+    assert fake.request_count == 1  # read afresh
+
+
+def test_find_right_after_decision_at_still_reuses_its_read(fake: FakeGitHub) -> None:
+    number = park(make_tracker(fake)).location.number
+    assert number is not None
+    tracker = make_tracker(fake)
+    assert tracker.decision_at(number) is not None
+    fake.reset_log()
+    found = tracker.find(DID)
+    assert found is not None
+    assert found.owner == "alice"
+    assert fake.request_count == 0
+
+
+def test_a_later_read_also_supersedes_the_copy(fake: FakeGitHub) -> None:
+    number = park(make_tracker(fake)).location.number
+    assert number is not None
+    tracker = make_tracker(fake)
+    decision = tracker.decision_at(number)
+    assert decision is not None
+    make_tracker(fake).update(decision.model_copy(update={"owner": "carol"}))  # someone else's write
+    assert [d.owner for d in tracker.iter_decisions() if d.id == DID] == ["carol"]  # a newer read
+    again = tracker.find(DID)
+    assert again is not None
+    assert again.owner == "carol"
