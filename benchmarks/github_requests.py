@@ -27,11 +27,11 @@ if str(ROOT) not in sys.path:
 from bot import lifecycle  # noqa: E402
 from bot.config import Config, Owners  # noqa: E402
 from bot.identity import decision_label  # noqa: E402
-from bot.models import Answer, NeedsInput, parse_result  # noqa: E402
+from bot.models import Answer, NeedsInput  # noqa: E402
 from bot.render import render_decision  # noqa: E402
 from bot.trackers.github import DECISION_LABEL, GitHubTracker, index_label, precedent_labels  # noqa: E402
-from tests.contract.harness_github import TOKEN, make_tracker  # noqa: E402
 from tests.fakegithub import FakeGitHub  # noqa: E402
+from tests.github_support import fake_github, make_tracker, needs_input  # noqa: E402
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 #: What the issue's ceilings were written against: budgets on, precedents off.
@@ -52,19 +52,13 @@ class Row:
 
 
 def result(key: str = "refund", **changes: Any) -> NeedsInput:
-    data: dict[str, Any] = {
-        "status": "needs_input",
-        "origin": "billing-42",
-        "key": key,
+    """The tests' question under ``key``, with a title and question text of its own."""
+    own = {
         "title": f"Question {key}",
         "question": f"Refund the remaining three, or the full total? ({key})",
-        "options": ["remaining_three: 412.00", "full_original: 690.00"],
         "work_so_far": {"verified": ["A-4471"]},
     }
-    data.update(changes)
-    parsed = parse_result(data)
-    assert isinstance(parsed, NeedsInput)
-    return parsed
+    return needs_input(**{"key": key, **own, **changes})
 
 
 def seed_others(fake: FakeGitHub, count: int) -> None:
@@ -96,7 +90,7 @@ def scenario(
     run: Callable[[FakeGitHub, GitHubTracker, Any], Any],
     others: int = 0,
 ) -> int:
-    fake = FakeGitHub(owner="acme", repo="widgets", token=TOKEN).start()
+    fake = fake_github().start()
     try:
         seed_others(fake, others)
         state = setup(fake, make_tracker(fake))

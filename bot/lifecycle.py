@@ -125,23 +125,12 @@ def build_decision(result: NeedsInput, owner: str, now: datetime) -> Decision:
 def log_entry(event: str, decision: Decision, now: datetime, **extra: Any) -> LogEntry:
     """A question-log line carrying what precedents and the report need."""
     answer = decision.answer
-    return LogEntry.model_validate(
-        {
-            "at": now,
-            "event": event,
-            "origin": decision.origin,
-            "decision": decision.id,
-            "key": decision.key,
-            "run": decision.run,
-            "question": decision.question,
-            "options": decision.option_ids(),
-            "guess": decision.guess,
-            "answer": answer.value if answer else None,
-            "answer_kind": answer.kind if answer else None,
-            "by": answer.by if answer else None,
-            **extra,
-        }
-    )
+    answered = {
+        "answer": answer.value if answer else None,
+        "answer_kind": answer.kind if answer else None,
+        "by": answer.by if answer else None,
+    }
+    return LogEntry.for_decision(event, decision, now, **{**answered, **extra})
 
 
 def merge_refiling(existing: Decision, incoming: Decision, now: datetime) -> Decision:

@@ -367,6 +367,24 @@ class LogEntry(BaseModel):
     reason: str | None = None
     location: str | None = None
 
+    @classmethod
+    def for_decision(cls, event: str, decision: Decision, at: datetime, **extra: Any) -> LogEntry:
+        """The line for ``event`` on ``decision``: what it asked, and ``extra`` (answer, by, reason, ...)."""
+        return cls.model_validate(
+            {
+                "at": at,
+                "event": event,
+                "origin": decision.origin,
+                "decision": decision.id,
+                "key": decision.key,
+                "run": decision.run,
+                "question": decision.question,
+                "options": decision.option_ids(),
+                "guess": decision.guess,
+                **extra,
+            }
+        )
+
 
 DecisionState = Literal["open", "resolved", "abandoned"]
 DecisionKind = Literal["decision", "review"]

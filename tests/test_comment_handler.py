@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -11,43 +9,16 @@ import pytest
 from bot import lifecycle
 from bot.comment_handler import handle_comment
 from bot.config import Config, Owners
-from bot.models import DoneWithAssumptions, NeedsInput, parse_result
+from bot.models import DoneWithAssumptions, parse_result
 from bot.render import read_marker
 from bot.trackers.github import DECISION_LABEL, GitHubTracker
-from tests.contract.harness_github import TOKEN, make_tracker
 from tests.fakegithub import FakeGitHub
-
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-DID = "billing-42-decision-refund"
-CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol"}, precedents="off")
-
-
-def result(**changes: Any) -> NeedsInput:
-    data: dict[str, Any] = {
-        "status": "needs_input",
-        "origin": "billing-42",
-        "key": "refund",
-        "title": "Refund scope",
-        "question": "Refund the remaining three, or the full total?",
-        "options": ["remaining_three: 412.00", "full_original: 690.00"],
-    }
-    data.update(changes)
-    parsed = parse_result(data)
-    assert isinstance(parsed, NeedsInput)
-    return parsed
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    f = FakeGitHub(owner="acme", repo="widgets", token=TOKEN)
-    with f.activate():
-        yield f
-    f.assert_no_violations()
+from tests.github_support import CONFIG, DID, NOW, make_tracker, needs_input
 
 
 @pytest.fixture
 def number(fake: FakeGitHub) -> int:
-    outcome = lifecycle.park(make_tracker(fake), result(), CONFIG, now=NOW)
+    outcome = lifecycle.park(make_tracker(fake), needs_input(), CONFIG, now=NOW)
     assert outcome.location.number is not None
     return outcome.location.number
 
@@ -103,9 +74,9 @@ def test_owner_decides_and_the_answer_cites_the_comment(fake: FakeGitHub, number
 
 def test_answers_defaults_and_free_text(fake: FakeGitHub) -> None:
     tracker = make_tracker(fake)
-    n1 = lifecycle.park(tracker, result(key="a"), CONFIG, now=NOW).location.number
+    n1 = lifecycle.park(tracker, needs_input(key="a"), CONFIG, now=NOW).location.number
     assert comment(fake, n1, "/default remaining_three").outcome.answer.kind == "default"  # type: ignore[arg-type]
-    n2 = lifecycle.park(tracker, result(key="b", options=[]), CONFIG, now=NOW).location.number
+    n2 = lifecycle.park(tracker, needs_input(key="b", options=[]), CONFIG, now=NOW).location.number
     outcome = comment(fake, n2, "/answer refund 500\nand call the customer")  # type: ignore[arg-type]
     assert outcome.outcome.answer.value == "refund 500\nand call the customer"
 
@@ -201,7 +172,7 @@ def test_team_members_answer_for_their_team(fake: FakeGitHub) -> None:
     fake.add_team("acme", "leads", members=["lena"])
     fake.add_team("acme", "refunds", members=["nils"], parent="leads")
     config = Config(owners=Owners(default="@acme/leads"), precedents="off")
-    number = lifecycle.park(make_tracker(fake), result(), config, now=NOW).location.number
+    number = lifecycle.park(make_tracker(fake), needs_input(), config, now=NOW).location.number
     assert number is not None
     assert comment(fake, number, "/decide full_original", author="mallory", config=config).refused
     assert comment(fake, number, "/decide full_original", author="nils", config=config).action == "resolved"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +11,9 @@ from click.testing import CliRunner
 
 from bot.cli.events import EVENT_COMMANDS
 from bot.cli.events import handle_event as command
-from tests.contract.harness_github import TOKEN
+from tests.github_support import DID, TOKEN
 from tests.test_events_support import (
-    DID,
     HOSTILE,
-    fake_github,
     labels_of,
     park,
     parse_github_output,
@@ -25,14 +22,6 @@ from tests.test_events_support import (
     with_repository,
     workflow_commands,
 )
-
-
-@pytest.fixture
-def fake() -> Iterator[Any]:
-    f = fake_github()
-    with f.activate():
-        yield f
-    f.assert_no_violations()
 
 
 def outputs(tmp_path: Path) -> dict[str, str]:

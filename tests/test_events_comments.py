@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -10,11 +9,9 @@ import pytest
 from bot.config import Config, Owners
 from bot.render import read_marker
 from bot.trackers.github import RESOLVED_LABEL
+from tests.github_support import CONFIG, DID
 from tests.test_events_support import (
-    CONFIG,
-    DID,
     HOSTILE,
-    fake_github,
     labels_of,
     park,
     run,
@@ -23,14 +20,6 @@ from tests.test_events_support import (
 )
 
 FREE_TEXT = Config(owners=Owners(default="alice"), precedents="off")
-
-
-@pytest.fixture
-def fake() -> Iterator[Any]:
-    f = fake_github()
-    with f.activate():
-        yield f
-    f.assert_no_violations()
 
 
 def comment_event(fake: Any, number: int, body: str, *, author: str = "alice", action: str = "created") -> dict:
@@ -147,7 +136,7 @@ def test_hostile_free_text_answer_is_stored_verbatim_and_changes_nothing_else(fa
     outcome = run(fake, "issue_comment", comment_event(fake, number, f"/answer {answer}"), config=FREE_TEXT)
     assert [i.kind for i in outcome.acted] == ["resolved"]
     from bot import commands
-    from tests.contract.harness_github import make_tracker
+    from tests.github_support import make_tracker
 
     decision = make_tracker(fake).find("billing-42-decision-wording")
     assert decision is not None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,19 +11,9 @@ from bot.errors import InvalidInput
 from bot.events.merge_group import queued_pulls
 from bot.models import Answer
 from bot.trackers.github import RESOLVED_LABEL
-from tests.contract.harness_github import make_tracker
 from tests.fakegithub.state import fake_sha
-from tests.test_events_support import CONFIG, DID, fake_github, park, run, webhook, with_repository
-
-STATUS = "parkbot/decisions"
-
-
-@pytest.fixture
-def fake() -> Iterator[Any]:
-    f = fake_github()
-    with f.activate():
-        yield f
-    f.assert_no_violations()
+from tests.github_support import CONFIG, DID, STATUS, make_tracker
+from tests.test_events_support import park, run, webhook, with_repository
 
 
 def blocked_pull(fake: Any) -> tuple[int, Any]:

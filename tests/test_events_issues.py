@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,18 +11,10 @@ from bot.config import Config, Owners
 from bot.events.issues import REOPENED
 from bot.render import read_marker
 from bot.trackers.github import ABANDONED_LABEL, BLOCKING_LABEL, RESOLVED_LABEL
-from tests.contract.harness_github import make_tracker
-from tests.test_events_support import CONFIG, DID, fake_github, labels_of, park, run, webhook, with_repository
+from tests.github_support import CONFIG, DID, make_tracker
+from tests.test_events_support import labels_of, park, run, webhook, with_repository
 
 ABANDON = Config(owners=Owners(default="alice"), precedents="off", closed_without_answer="abandon")
-
-
-@pytest.fixture
-def fake() -> Iterator[Any]:
-    f = fake_github()
-    with f.activate():
-        yield f
-    f.assert_no_violations()
 
 
 def close_by_hand(fake: Any, number: int, who: str = "bob") -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,19 +10,9 @@ import pytest
 
 from bot import lifecycle
 from bot.errors import InvalidInput
-from tests.contract.harness_github import make_tracker
 from tests.git_helpers import make_repo, run_git
-from tests.test_events_support import CONFIG, DID, fake_github, park, run, webhook, with_repository
-
-STATUS = "parkbot/decisions"
-
-
-@pytest.fixture
-def fake() -> Iterator[Any]:
-    f = fake_github()
-    with f.activate():
-        yield f
-    f.assert_no_violations()
+from tests.github_support import CONFIG, DID, STATUS, make_tracker, needs_input_data
+from tests.test_events_support import park, run, webhook, with_repository
 
 
 def pr_event(fake: Any, number: int, action: str = "opened", **changes: Any) -> dict[str, Any]:
@@ -156,14 +145,7 @@ def test_fork_branch_named_like_an_agent_branch_is_a_plain_pull_request(fake: An
 def test_pull_request_opened_after_the_push_is_blocked_by_what_the_push_parked(fake: Any, repo: Path) -> None:
     from tests.test_events_support import webhook as load
 
-    result = {
-        "status": "needs_input",
-        "origin": "billing-42",
-        "key": "refund",
-        "title": "Refund scope",
-        "question": "Refund the remaining three, or the full total?",
-        "options": ["remaining_three: 412.00", "full_original: 690.00"],
-    }
+    result = needs_input_data()
     sha = agent_commit(repo, {".parkbot/decisions/refund.json": json.dumps(result)})
     fake.add_commit(sha, "agent work", branch="agent/billing-42")
     push = with_repository(load("push"), fake)

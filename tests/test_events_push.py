@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,20 +12,11 @@ import pytest
 from bot.config import Config, Owners, Paths
 from bot.errors import InvalidInput
 from bot.events.push import branch_origin, parse_inventory
-from tests.contract.harness_github import make_tracker
 from tests.git_helpers import make_repo, run_git
-from tests.test_events_support import CONFIG, DID, HOSTILE, fake_github, run, webhook, with_repository
+from tests.github_support import CONFIG, DID, STATUS, make_tracker, needs_input_data
+from tests.test_events_support import HOSTILE, run, webhook, with_repository
 
 AGENT = "agent/billing-42"
-STATUS = "parkbot/decisions"
-
-
-@pytest.fixture
-def fake() -> Iterator[Any]:
-    f = fake_github()
-    with f.activate():
-        yield f
-    f.assert_no_violations()
 
 
 @pytest.fixture
@@ -37,17 +27,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def result_json(**changes: Any) -> str:
-    data: dict[str, Any] = {
-        "status": "needs_input",
-        "origin": "billing-42",
-        "key": "refund",
-        "title": "Refund scope",
-        "question": "Refund the remaining three, or the full total?",
-        "options": ["remaining_three: 412.00", "full_original: 690.00"],
-        "work_so_far": {"verified": ["A-4471"]},
-    }
-    data.update(changes)
-    return json.dumps(data)
+    return json.dumps(needs_input_data(**{"work_so_far": {"verified": ["A-4471"]}, **changes}))
 
 
 def commit(repo: Path, branch: str, files: dict[str, str | None], message: str = "agent work") -> str:

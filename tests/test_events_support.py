@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +16,12 @@ from click.testing import CliRunner, Result
 
 from bot import lifecycle
 from bot.backends import Backend
-from bot.config import Config, Owners
+from bot.config import Config
 from bot.events import EventOutcome, handle_event
-from bot.models import NeedsInput, parse_result
-from tests.contract.harness_github import TOKEN, make_tracker
 from tests.fakegithub import FakeGitHub
+from tests.github_support import CONFIG, NOW, TOKEN, make_tracker, needs_input
 
 WEBHOOKS = Path(__file__).resolve().parent / "webhooks"
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol"}, precedents="off")
-DID = "billing-42-decision-refund"
 #: Text no shell, template engine or workflow-command parser may act on.
 HOSTILE = (
     '$(touch /tmp/pwned) `id` ${{ github.token }} ${{ secrets.GITHUB_TOKEN }} "; rm -rf / #\n'
@@ -38,10 +33,6 @@ HOSTILE = (
 def webhook(name: str) -> dict[str, Any]:
     """A fresh copy of ``tests/webhooks/<name>.json``."""
     return copy.deepcopy(json.loads((WEBHOOKS / f"{name}.json").read_text(encoding="utf-8")))
-
-
-def fake_github() -> FakeGitHub:
-    return FakeGitHub(owner="acme", repo="widgets", token=TOKEN)
 
 
 def with_repository(payload: dict[str, Any], fake: FakeGitHub) -> dict[str, Any]:
@@ -65,21 +56,6 @@ def labels_of(fake: FakeGitHub, number: int) -> list[dict[str, Any]]:
         lab = fake.labels[name.lower()]
         out.append({"id": lab.id, "name": lab.name, "color": lab.color})
     return out
-
-
-def needs_input(**changes: Any) -> NeedsInput:
-    data: dict[str, Any] = {
-        "status": "needs_input",
-        "origin": "billing-42",
-        "key": "refund",
-        "title": "Refund scope",
-        "question": "Refund the remaining three, or the full total?",
-        "options": ["remaining_three: 412.00", "full_original: 690.00"],
-    }
-    data.update(changes)
-    parsed = parse_result(data)
-    assert isinstance(parsed, NeedsInput)
-    return parsed
 
 
 def park(fake: FakeGitHub, config: Config = CONFIG, **changes: Any) -> int:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import requests
 from github import Auth, Github, GithubException
@@ -11,8 +9,7 @@ from github.GithubException import UnknownObjectException
 
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import payloads as fake_payloads
-
-TOKEN = "t0k"
+from tests.github_support import TOKEN, fake_github
 
 
 def client(fake: FakeGitHub, token: str = TOKEN) -> Github:
@@ -23,14 +20,6 @@ def client(fake: FakeGitHub, token: str = TOKEN) -> Github:
         seconds_between_requests=0,
         seconds_between_writes=0,
     )
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    f = FakeGitHub(owner="acme", repo="widgets", token=TOKEN)
-    with f.activate():
-        yield f
-    f.assert_no_violations()
 
 
 def node(fake: FakeGitHub, number: int) -> str:
@@ -107,7 +96,7 @@ def test_faults_apply_to_graphql_too(fake: FakeGitHub) -> None:
 
 
 def test_github_enterprise_server_endpoint() -> None:
-    fake = FakeGitHub(owner="acme", repo="widgets", token=TOKEN, base_url="https://ghe.example.com/api/v3")
+    fake = fake_github(base_url="https://ghe.example.com/api/v3")
     with fake.activate():
         gh = client(fake)
         assert gh.requester.graphql_url == "https://ghe.example.com/api/graphql"

@@ -2,34 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from bot import lifecycle
 from bot.identity import decision_label
 from bot.models import Answer
 from bot.render import render_decision
 from bot.trackers.github import BRANCH_PREFIX, GitHubTracker, branch_label
-from tests.contract.harness_github import TOKEN, make_tracker
 from tests.fakegithub import FakeGitHub
-from tests.test_github_tracker import CONFIG, DID, NOW, decision_issue, park, result
+from tests.github_support import CONFIG, DID, NOW, STATUS, make_tracker
+from tests.test_github_tracker import decision_issue, park, result
 
-STATUS = "parkbot/decisions"
 BRANCH = "agent/refund"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    f = FakeGitHub(owner="acme", repo="widgets", token=TOKEN)
-    with f.activate():
-        yield f
-    f.assert_no_violations()
-
-
-@pytest.fixture
-def tracker(fake: FakeGitHub) -> GitHubTracker:
-    return make_tracker(fake)
 
 
 def status(fake: FakeGitHub, number: int) -> str | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,25 +16,12 @@ from bot.events.base import Item
 from bot.report import DASHBOARD_MARKER
 from bot.trackers.github import DASHBOARD_LABEL, GitHubTracker
 from bot.trackers.github_client import RetryPolicy
-from tests.contract.harness_github import TOKEN, make_tracker
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import routes as fake_routes
-from tests.test_github_tracker import CONFIG, NOW, park
+from tests.github_support import CONFIG, NOW, TOKEN, fake_github, make_tracker
+from tests.test_github_tracker import park
 
 WRITES = ("POST", "PATCH", "PUT", "DELETE")
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    f = FakeGitHub(owner="acme", repo="widgets", token=TOKEN)
-    with f.activate():
-        yield f
-    f.assert_no_violations()
-
-
-@pytest.fixture
-def tracker(fake: FakeGitHub) -> GitHubTracker:
-    return make_tracker(fake)
 
 
 def dashboards(fake: FakeGitHub, state: str | None = "open") -> list[Any]:
@@ -176,7 +162,7 @@ def test_pinning_survives_a_failing_graphql_endpoint(fake: FakeGitHub, tracker: 
 
 
 def test_github_enterprise_server_pins_through_its_own_graphql_url() -> None:
-    fake = FakeGitHub(owner="acme", repo="widgets", token=TOKEN, base_url="https://ghe.example.com/api/v3")
+    fake = fake_github(base_url="https://ghe.example.com/api/v3")
     with fake.activate():
         tracker = make_tracker(fake)
         assert tracker._requester.graphql_url == "https://ghe.example.com/api/graphql"

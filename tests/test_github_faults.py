@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -19,39 +17,21 @@ from click.testing import CliRunner
 from bot import lifecycle
 from bot.config import Config, Owners
 from bot.errors import BackendFailure, Refused
-from bot.models import NeedsInput, parse_result
 from bot.trackers.github_client import RetryPolicy, VirtualClock
-from tests.contract.harness_github import TOKEN, make_tracker
 from tests.fakegithub import FakeGitHub
+from tests.github_support import DID, NOW, TOKEN, fake_github, make_tracker, needs_input
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-DID = "billing-42-decision-refund"
 CONFIG = Config(owners=Owners(default="alice"), precedents="off")
 KINDS = ("500", "secondary_rate_limit", "connection_reset")
 
 
-def result(**changes: Any) -> NeedsInput:
-    data: dict[str, Any] = {
-        "status": "needs_input",
-        "origin": "billing-42",
-        "key": "refund",
-        "title": "Refund scope",
-        "question": "Refund the remaining three, or the full total?",
-        "options": ["remaining_three: 412.00", "full_original: 690.00"],
-    }
-    data.update(changes)
-    parsed = parse_result(data)
-    assert isinstance(parsed, NeedsInput)
-    return parsed
-
-
 def seeded() -> tuple[FakeGitHub, list[int]]:
     """A started fake with one decision blocking two pull requests (one also waits on another decision)."""
-    fake = FakeGitHub(owner="acme", repo="widgets", token=TOKEN).start()
+    fake = fake_github().start()
     prs = [fake.add_pull(title=f"work {i}", head_ref=f"agent/w{i}").number for i in (1, 2)]
     tracker = make_tracker(fake)
-    lifecycle.park(tracker, result(dependents=[f"#{n}" for n in prs]), CONFIG, now=NOW)
-    lifecycle.park(tracker, result(key="currency", title="Currency", dependents=[f"#{prs[1]}"]), CONFIG, now=NOW)
+    lifecycle.park(tracker, needs_input(dependents=[f"#{n}" for n in prs]), CONFIG, now=NOW)
+    lifecycle.park(tracker, needs_input(key="currency", title="Currency", dependents=[f"#{prs[1]}"]), CONFIG, now=NOW)
     fake.reset_log()
     return fake, prs
 
@@ -148,14 +128,6 @@ def test_every_request_failing_for_real_then_a_rerun_converges(
 # --- the retry policy --------------------------------------------------------------------------
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    f = FakeGitHub(owner="acme", repo="widgets", token=TOKEN)
-    with f.activate():
-        yield f
-    f.assert_no_violations()
-
-
 def test_retry_after_is_honoured(fake: FakeGitHub) -> None:
     clock = VirtualClock()
     fake.fail_next("secondary_rate_limit")
@@ -250,7 +222,7 @@ def test_cli_failure_output_hides_the_token(fake: FakeGitHub, tmp_path: Any, mon
     config = tmp_path / "parkbot.yml"
     config.write_text("owners:\n  default: alice\n")
     path = tmp_path / "result.json"
-    path.write_text(json.dumps(result().model_dump(mode="json")))
+    path.write_text(json.dumps(needs_input().model_dump(mode="json")))
     fake.fail_next("500", count=1000)
     env = {
         "GITHUB_TOKEN": TOKEN,

@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from bot.errors import InvalidInput
 from bot.events.status import publish_commit_status
+from bot.models import Decision
 from bot.trackers.github import GitHubTracker
-from tests.contract.harness_github import TOKEN, make_tracker
 from tests.fakegithub import FakeGitHub
-from tests.test_github_tracker import DID, park
-
-STATUS = "parkbot/decisions"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    f = FakeGitHub(owner="acme", repo="widgets", token=TOKEN)
-    with f.activate():
-        yield f
-    f.assert_no_violations()
-
-
-@pytest.fixture
-def tracker(fake: FakeGitHub) -> GitHubTracker:
-    return make_tracker(fake)
-
+from tests.github_support import DID, STATUS, make_tracker
+from tests.test_github_tracker import park
 
 # --- publish_status ------------------------------------------------------------------------------
 
@@ -105,12 +89,18 @@ def test_commit_status_helper_uses_the_capability_and_nothing_else(fake: FakeGit
 # --- the copy decision_at leaves for find -----------------------------------------------------------
 
 
-def test_find_after_an_update_does_not_return_the_copy_decision_at_left(fake: FakeGitHub) -> None:
+def read_by_number(fake: FakeGitHub) -> tuple[GitHubTracker, Decision]:
+    """Park the decision, then read it with ``decision_at`` on a fresh tracker (which keeps that copy)."""
     number = park(make_tracker(fake)).location.number
     assert number is not None
     tracker = make_tracker(fake)
     decision = tracker.decision_at(number)
     assert decision is not None
+    return tracker, decision
+
+
+def test_find_after_an_update_does_not_return_the_copy_decision_at_left(fake: FakeGitHub) -> None:
+    tracker, decision = read_by_number(fake)
     tracker.update(decision.model_copy(update={"owner": "carol"}))
     fake.reset_log()
     again = tracker.find(DID)
@@ -120,10 +110,7 @@ def test_find_after_an_update_does_not_return_the_copy_decision_at_left(fake: Fa
 
 
 def test_find_right_after_decision_at_still_reuses_its_read(fake: FakeGitHub) -> None:
-    number = park(make_tracker(fake)).location.number
-    assert number is not None
-    tracker = make_tracker(fake)
-    assert tracker.decision_at(number) is not None
+    tracker, _ = read_by_number(fake)
     fake.reset_log()
     found = tracker.find(DID)
     assert found is not None
@@ -132,11 +119,7 @@ def test_find_right_after_decision_at_still_reuses_its_read(fake: FakeGitHub) ->
 
 
 def test_a_later_read_also_supersedes_the_copy(fake: FakeGitHub) -> None:
-    number = park(make_tracker(fake)).location.number
-    assert number is not None
-    tracker = make_tracker(fake)
-    decision = tracker.decision_at(number)
-    assert decision is not None
+    tracker, decision = read_by_number(fake)
     make_tracker(fake).update(decision.model_copy(update={"owner": "carol"}))  # someone else's write
     assert [d.owner for d in tracker.iter_decisions() if d.id == DID] == ["carol"]  # a newer read
     again = tracker.find(DID)

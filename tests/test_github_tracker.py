@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,7 +11,7 @@ from bot import lifecycle
 from bot.config import Config, Owners
 from bot.errors import ConcurrentChange, InvalidInput, Refused
 from bot.identity import decision_label
-from bot.models import NeedsInput, parse_result
+from bot.models import NeedsInput
 from bot.render import parse_decision, read_marker, render_decision
 from bot.trackers.github import (
     BLOCKING_LABEL,
@@ -24,43 +22,19 @@ from bot.trackers.github import (
     index_label,
 )
 from bot.trackers.github_client import GitHubSettings, build_client, client_from_env, settings_from_env
-from tests.contract.harness_github import TOKEN, make_tracker
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import routes as fake_routes
-
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-DID = "billing-42-decision-refund"
-CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol"}, precedents="off")
+from tests.github_support import CONFIG, DID, NOW, TOKEN, fake_github, make_tracker, needs_input
 
 
 def result(**changes: Any) -> NeedsInput:
-    data: dict[str, Any] = {
-        "status": "needs_input",
-        "origin": "billing-42",
-        "key": "refund",
-        "question": "Refund the remaining three, or the full total?",
+    """The shared question with the longer title, the work so far and the guess these tests look at."""
+    fuller = {
         "title": "Refund scope for order A-4471",
-        "options": ["remaining_three: 412.00", "full_original: 690.00"],
         "work_so_far": {"verified": ["A-4471"]},
         "guess": "remaining_three",
     }
-    data.update(changes)
-    parsed = parse_result(data)
-    assert isinstance(parsed, NeedsInput)
-    return parsed
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    f = FakeGitHub(owner="acme", repo="widgets", token=TOKEN)
-    with f.activate():
-        yield f
-    f.assert_no_violations()
-
-
-@pytest.fixture
-def tracker(fake: FakeGitHub) -> GitHubTracker:
-    return make_tracker(fake)
+    return needs_input(**{**fuller, **changes})
 
 
 def park(tracker: GitHubTracker, config: Config = CONFIG, **changes: Any) -> lifecycle.ParkOutcome:
@@ -528,7 +502,7 @@ def test_nothing_is_read_at_import_or_construction(monkeypatch: pytest.MonkeyPat
 
 
 def test_github_enterprise_server_base_url() -> None:
-    fake = FakeGitHub(owner="acme", repo="widgets", base_url="https://ghe.example.com/api/v3", token=TOKEN)
+    fake = fake_github(base_url="https://ghe.example.com/api/v3")
     with fake.activate():
         client = build_client(GitHubSettings("acme/widgets", "https://ghe.example.com/api/v3", TOKEN))
         tracker = GitHubTracker(client, race_wait=0)

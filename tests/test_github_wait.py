@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,26 +13,13 @@ from bot.cli.policy import poller, wait_for_answer
 from bot.errors import NotFound
 from bot.trackers.github import GitHubTracker
 from bot.trackers.github_client import RetryPolicy
-from tests.contract.harness_github import TOKEN, make_tracker
 from tests.fakegithub import FakeGitHub
+from tests.github_support import CONFIG, DID, TOKEN, make_tracker
 from tests.memory_tracker import MemoryTracker
-from tests.test_github_tracker import CONFIG, DID, park, result
+from tests.test_github_tracker import park, result
 from tests.test_wait import Clock
 
 ISSUES = r"/repos/acme/widgets/issues"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    f = FakeGitHub(owner="acme", repo="widgets", token=TOKEN)
-    with f.activate():
-        yield f
-    f.assert_no_violations()
-
-
-@pytest.fixture
-def tracker(fake: FakeGitHub) -> GitHubTracker:
-    return make_tracker(fake)
 
 
 def polls(fake: FakeGitHub) -> list[int]:

@@ -285,6 +285,23 @@ class GitHubTracker:
     def _issue_obj(self, number: int) -> GhIssue:
         return self._repo.get_issue(number)  # lazy: no request
 
+    def _read_or_none(self, what: str, fetch: Callable[[], Any]) -> dict[str, Any] | None:
+        """One retried read of ``fetch().raw_data``; None when GitHub answers 404 or 410 (not there, or deleted)."""
+
+        def get(_: int) -> dict[str, Any] | None:
+            try:
+                return fetch().raw_data
+            except GithubException as exc:
+                if exc.status in (404, 410):
+                    return None
+                raise
+
+        return self._unit(what, get)
+
+    def _read_issue(self, number: int) -> dict[str, Any] | None:
+        """Issue (or pull request) ``number`` as GitHub sends it, or None when there is none (1 request)."""
+        return self._read_or_none(f"read issue #{number}", lambda: self._issue_obj(number))
+
     def _html(self, path: str) -> str:
         api = self.client.settings.api_url
         web = "https://github.com" if "api.github.com" in api else api.split("/api/")[0]
@@ -400,6 +417,10 @@ class GitHubTracker:
         if found is None:
             self._issues.pop(did, None)
             return None
+        return self._adopt(did, found)
+
+    def _adopt(self, did: str, found: _Found) -> Decision:
+        """The decision in a fresh read of its issue, which becomes the remembered copy and the context."""
         self._comments.pop(found.number, None)  # a fresh read of the issue: re-read its comments too
         self._remember(did, found)
         try:
@@ -451,13 +472,7 @@ class GitHubTracker:
         if found is None:
             self._issues.pop(did, None)
             return None, PollToken(did)
-        self._comments.pop(found.number, None)
-        self._remember(did, found)
-        try:
-            decision = self._decision_from(found.raw)
-        except ParseError as exc:
-            raise Refused(f"issue #{found.number} for {did} is damaged: {exc}", reason="collision") from None
-        self._context = decision
+        decision = self._adopt(did, found)
         return decision, PollToken(did, validator=etag, decision=decision)
 
     def decision_at(self, number: int) -> Decision | None:
@@ -465,16 +480,7 @@ class GitHubTracker:
 
         The next :meth:`find` of that decision uses this read instead of listing again.
         """
-
-        def get(_: int) -> dict[str, Any] | None:
-            try:
-                return self._issue_obj(number).raw_data
-            except GithubException as exc:
-                if exc.status in (404, 410):
-                    return None
-                raise
-
-        raw = self._unit(f"read issue #{number}", get)
+        raw = self._read_issue(number)
         if raw is None or raw.get("pull_request"):
             return None
         try:
@@ -515,16 +521,21 @@ class GitHubTracker:
             "list decision issues",
             lambda _: self._list(self._repo.get_issues(state=api_state, labels=[DECISION_LABEL], direction="asc")),
         )
-        for raw in sorted(items, key=lambda r: int(r["number"])):
+        for raw, decision in self._readable(sorted(items, key=lambda r: int(r["number"]))):
+            if state is None or decision.state == state:
+                self._remember(decision.id, _Found(raw))
+                yield decision
+
+    def _readable(self, items: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Decision]]:
+        """The issues among ``items`` (not pull requests) with the decision each stores; damaged ones are skipped."""
+        for raw in items:
             if raw.get("pull_request"):
                 continue
             try:
                 decision = self._decision_from(raw)
             except ParseError:
                 continue
-            if state is None or decision.state == state:
-                self._remember(decision.id, _Found(raw))
-                yield decision
+            yield raw, decision
 
     # -- writing decisions --------------------------------------------------------------------
 
@@ -849,16 +860,7 @@ class GitHubTracker:
     def _get_pull(self, number: int, *, fresh: bool = False) -> dict[str, Any] | None:
         if not fresh and number in self._pulls:
             return self._pulls[number]
-
-        def get(_: int) -> dict[str, Any] | None:
-            try:
-                return self._repo.get_pull(number).raw_data
-            except GithubException as exc:
-                if exc.status in (404, 410):
-                    return None
-                raise
-
-        pull = self._unit(f"read pull request #{number}", get)
+        pull = self._read_or_none(f"read pull request #{number}", lambda: self._repo.get_pull(number))
         if pull is not None:
             self._pulls[number] = pull
         return pull
@@ -1000,16 +1002,7 @@ class GitHubTracker:
         return None
 
     def _lookup_number(self, number: int) -> tuple[Decision, _Found] | None:
-        def get(_: int) -> dict[str, Any] | None:
-            try:
-                return self._issue_obj(number).raw_data
-            except GithubException as exc:
-                if exc.status in (404, 410):
-                    return None
-                raise
-
-        raw = self._unit(f"read issue #{number}", get)
-        return self._as_decision(raw)
+        return self._as_decision(self._read_issue(number))
 
     def _as_decision(self, raw: dict[str, Any] | None) -> tuple[Decision, _Found] | None:
         if not raw or raw.get("pull_request") or not _has_label(raw, DECISION_LABEL):
@@ -1188,13 +1181,7 @@ class GitHubTracker:
                 f"list open issues labeled {label}",
                 lambda _, label=label: self._list(self._repo.get_issues(state="open", labels=[label])),
             )
-            for raw in items:
-                if raw.get("pull_request"):
-                    continue
-                try:
-                    decision = self._decision_from(raw)
-                except ParseError:
-                    continue
+            for _, decision in self._readable(items):
                 if decision.state == "open" and matches(decision):
                     out.setdefault(decision.id, decision)
         return list(out.values())
@@ -1461,45 +1448,36 @@ class GitHubTracker:
 
 def derived_log(decision: Decision, url: str | None = None) -> list[LogEntry]:
     """The question-log events a decision issue records by itself, in the order they happened."""
-    base: dict[str, Any] = {
-        "origin": decision.origin,
-        "decision": decision.id,
-        "key": decision.key,
-        "run": decision.run,
-        "question": decision.question,
-        "options": decision.option_ids(),
-        "guess": decision.guess,
-    }
-    out = [LogEntry(at=decision.created_at, event="parked", **base)]
+    out = [LogEntry.for_decision("parked", decision, decision.created_at)]
     moves: list[tuple[Any, LogEntry]] = []
     for hop in decision.escalations:
         event = "escalated" if hop.kind == "escalate" else "returned"
-        entry = LogEntry(at=hop.at, event=event, by=hop.by, reason=f"{hop.from_owner} -> {hop.to_owner}", **base)
+        entry = LogEntry.for_decision(event, decision, hop.at, by=hop.by, reason=f"{hop.from_owner} -> {hop.to_owner}")
         moves.append((hop.at, entry))
     for override in decision.overrides:
         index = override.assumption - 1
         text = decision.assumptions[index].text if 0 <= index < len(decision.assumptions) else "?"
-        entry = LogEntry(
-            at=override.at,
-            event="overridden",
+        entry = LogEntry.for_decision(
+            "overridden",
+            decision,
+            override.at,
             by=override.by,
             answer=override.text,
             reason=f"assumption {override.assumption}: {text}",
-            **base,
         )
         moves.append((override.at, entry))
     out += [entry for _, entry in sorted(moves, key=lambda m: m[0])]
     if decision.state == "resolved" and decision.answer is not None:
         answer = decision.answer
         out.append(
-            LogEntry(
-                at=answer.at,
-                event="resolved",
+            LogEntry.for_decision(
+                "resolved",
+                decision,
+                answer.at,
                 answer=answer.value,
                 answer_kind=answer.kind,
                 by=answer.by,
                 location=url,
-                **base,
             )
         )
     return out

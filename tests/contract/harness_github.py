@@ -3,27 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from bot.config import Config, Owners
-from bot.trackers.github import GitHubTracker
-from bot.trackers.github_client import GitHubSettings, RetryPolicy, build_client
-from tests.fakegithub import FakeGitHub
-
-TOKEN = "ghs_contractharnesstoken000000000000000"
-
-
-def make_tracker(fake: FakeGitHub, *, policy: RetryPolicy | None = None, **kwargs: Any) -> GitHubTracker:
-    """A GitHubTracker on ``fake`` with retries that never really sleep and no filing-race wait."""
-    settings = GitHubSettings(repository=fake.full_name, api_url=fake.base_url, token=TOKEN)
-    client = build_client(settings, policy=policy or RetryPolicy.instant())
-    kwargs.setdefault("race_wait", 0.0)
-    return GitHubTracker(client, **kwargs)
+from tests.github_support import fake_github, make_tracker
 
 
 class GitHubHarness:
     def __init__(self) -> None:
-        self.fake = FakeGitHub(owner="acme", repo="widgets", token=TOKEN).start()
+        self.fake = fake_github().start()
         self.tracker = make_tracker(self.fake)
         self.config = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol", "carol": "dana"})
 

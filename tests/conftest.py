@@ -1,0 +1,26 @@
+"""Fixtures shared by the test modules; the plain helpers behind them are in ``tests/github_support.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from bot.trackers.github import GitHubTracker
+from tests.fakegithub import FakeGitHub
+from tests.github_support import fake_github, make_tracker
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGitHub]:
+    """The fake GitHub answering requests for the test; afterwards no request may have broken GitHub's rules."""
+    f = fake_github()
+    with f.activate():
+        yield f
+    f.assert_no_violations()
+
+
+@pytest.fixture
+def tracker(fake: FakeGitHub) -> GitHubTracker:
+    """A GitHubTracker on the ``fake`` repository."""
+    return make_tracker(fake)

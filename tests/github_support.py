@@ -1,0 +1,57 @@
+"""What the tests of the GitHub backend share: the fake repository, a tracker on it, the question they file.
+
+Plain functions and constants; the ``fake`` and ``tracker`` fixtures in ``tests/conftest.py`` are built from them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.config import Config, Owners
+from bot.models import NeedsInput, parse_result
+from bot.trackers.github import GitHubTracker
+from bot.trackers.github_client import GitHubSettings, RetryPolicy, build_client
+from tests.fakegithub import FakeGitHub
+
+TOKEN = "ghs_contractharnesstoken000000000000000"
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+#: The id of the decision :func:`needs_input` files.
+DID = "billing-42-decision-refund"
+CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol"}, precedents="off")
+#: The commit-status context of the gate.
+STATUS = "parkbot/decisions"
+
+
+def fake_github(**kwargs: Any) -> FakeGitHub:
+    """The fake ``acme/widgets`` repository that accepts :data:`TOKEN` (neither started nor activated)."""
+    return FakeGitHub(owner="acme", repo="widgets", token=TOKEN, **kwargs)
+
+
+def make_tracker(fake: FakeGitHub, *, policy: RetryPolicy | None = None, **kwargs: Any) -> GitHubTracker:
+    """A GitHubTracker on ``fake`` with retries that never really sleep and no filing-race wait."""
+    settings = GitHubSettings(repository=fake.full_name, api_url=fake.base_url, token=TOKEN)
+    client = build_client(settings, policy=policy or RetryPolicy.instant())
+    kwargs.setdefault("race_wait", 0.0)
+    return GitHubTracker(client, **kwargs)
+
+
+def needs_input_data(**changes: Any) -> dict[str, Any]:
+    """The ``needs_input`` result the tests file (billing-42 asks about a refund), with ``changes`` applied."""
+    data: dict[str, Any] = {
+        "status": "needs_input",
+        "origin": "billing-42",
+        "key": "refund",
+        "title": "Refund scope",
+        "question": "Refund the remaining three, or the full total?",
+        "options": ["remaining_three: 412.00", "full_original: 690.00"],
+    }
+    data.update(changes)
+    return data
+
+
+def needs_input(**changes: Any) -> NeedsInput:
+    """:func:`needs_input_data`, parsed."""
+    parsed = parse_result(needs_input_data(**changes))
+    assert isinstance(parsed, NeedsInput)
+    return parsed
