@@ -130,13 +130,19 @@ def park_again(**changes: Any) -> Callable[[FakeGitHub, GitHubTracker, Any], Any
 
 
 def with_linked_pull(k: int, how: str) -> Callable[[FakeGitHub, GitHubTracker], Any]:
-    """A PR linked to ``k`` open decisions: listed as a dependent at park, or by ``Blocked by`` lines."""
+    """A PR linked to ``k`` open decisions: listed as a dependent at park, or by ``Blocked by`` lines.
+
+    ``dependents``: the PR was gated once when it was opened (what the ``pull_request`` ``opened``
+    event does), then the decisions were parked; ``dependents-ungated``: the same, never gated before.
+    """
 
     def setup(fake: FakeGitHub, tracker: GitHubTracker) -> Any:
         pr = fake.add_pull(title="work", head_ref="agent/work")
+        if how == "dependents":
+            lifecycle.gate(make_tracker(fake), f"#{pr.number}")
         numbers = []
         for i in range(k):
-            deps = [f"#{pr.number}"] if how == "dependents" else []
+            deps = [f"#{pr.number}"] if how.startswith("dependents") else []
             outcome = lifecycle.park(tracker, result(key="q", origin=f"task-{i}", dependents=deps), CONFIG, now=NOW)
             numbers.append(outcome.location.number)
         if how == "body":
@@ -184,6 +190,14 @@ def filed_for_branch(fake: FakeGitHub, tracker: GitHubTracker) -> Any:
 
 def open_pull(fake: FakeGitHub, tracker: GitHubTracker) -> Any:
     return fake.add_pull(title="work", head_ref="agent/work").number
+
+
+def park_new_for_pull(fake: FakeGitHub, tracker: GitHubTracker, number: int) -> Any:
+    """Park a new decision that lists the open pull request ``number`` as its dependent."""
+    outcome = lifecycle.park(tracker, result(dependents=[f"#{number}"]), CONFIG, now=NOW)
+    assert outcome.action == "created", outcome.action
+    assert [g.state for g in outcome.gates] == ["blocked"], outcome.gates
+    return outcome
 
 
 def poll_unchanged(polls: int) -> Callable[[FakeGitHub, GitHubTracker, Any], Any]:
@@ -238,20 +252,34 @@ def run_all(sizes: tuple[int, int] = (10, 500)) -> list[Row]:
     rows = [
         Row("park new", scenario(nothing, park_new()), 3),
         Row("park new, with a run id", scenario(nothing, park_new(run="run-7")), 3, "+1: the per-run budget"),
-        Row("park new, with 1 dependent PR", scenario(nothing, park_new(dependents=["#1"])), None, "blocks the PR"),
+        Row(
+            "park new, with 1 dependent PR",
+            scenario(open_pull, park_new_for_pull),
+            None,
+            "reads the PR, links it natively, labels it, sets its status",
+        ),
         Row("park unchanged", scenario(parked, park_again()), 2),
         Row("park updated", scenario(parked, park_again(work_so_far={"more": 1})), None),
     ]
-    branch_note = "+1: the branch index"
+    first_note = "once per PR: +1 the branch index, +1 the `parkbot:tracked` mark"
+    rows.append(Row("gate, k=0 (a new PR's first gate)", scenario(open_pull, gate), 3, first_note))
     for k in (1, 3, 5):
         rows.append(
             Row(
                 f"gate, k={k} (linked at park)",
                 scenario(with_linked_pull(k, "dependents"), gate),
                 3 + k,
-                branch_note if k == 1 else "",
+                "the PR was gated when it was opened" if k == 1 else "",
             )
         )
+    rows.append(
+        Row(
+            "gate, k=1 (linked at park, the PR's first gate)",
+            scenario(with_linked_pull(1, "dependents-ungated"), gate),
+            4,
+            first_note,
+        )
+    )
     for k in (1, 3):
         rows.append(
             Row(
@@ -266,7 +294,6 @@ def run_all(sizes: tuple[int, int] = (10, 500)) -> list[Row]:
                 f"gate, k={k} (`Blocked by`, seen before)",
                 scenario(with_linked_pull(k, "body-seen"), gate),
                 3 + k,
-                branch_note if k == 1 else "",
             )
         )
     rows.append(
@@ -274,7 +301,7 @@ def run_all(sizes: tuple[int, int] = (10, 500)) -> list[Row]:
             "gate, k=1 (filed for the branch before its PR, first sight)",
             scenario(filed_for_branch, gate),
             4,
-            "found through the branch index; records the edge once",
+            "found through the branch index; records the edge and the `parkbot:tracked` mark in one write",
         )
     )
     rows.append(

@@ -13,10 +13,10 @@ KNOWN_OVER = {
     "gate, k=1 (`Blocked by` only, first sight)",  # records the new edge on both sides, once
     "gate, k=3 (`Blocked by` only, first sight)",
     "gate, k=1 (filed for the branch before its PR, first sight)",  # the same, found by the branch index
-    # Every gate lists the branch index once (decisions naming the PR's head branch): 4 + 1 for k=1.
-    "gate, k=1 (linked at park)",
-    "gate, k=1 (`Blocked by`, seen before)",
-    "gate, k=1, 10 vs 120 other decisions",
+    # A PR's first gate lists the branch index and marks the PR parkbot:tracked (+2, once per PR);
+    # later gates skip the listing and are within 3 + k.
+    "gate, k=0 (a new PR's first gate)",
+    "gate, k=1 (linked at park, the PR's first gate)",
 }
 
 
@@ -46,7 +46,13 @@ def test_headline_numbers(rows: list[bench.Row]) -> None:
     assert counts["park new"] == 3
     assert counts["park unchanged"] == 2
     assert counts["park updated"] == 3
-    assert counts["gate, k=5 (linked at park)"] == 5
+    assert counts["park new, with 1 dependent PR"] == 7  # a real PR: read, linked, labelled, status set
+    assert counts["gate, k=0 (a new PR's first gate)"] == 6
+    assert counts["gate, k=1 (linked at park)"] == 4
+    assert counts["gate, k=5 (linked at park)"] == 4
+    assert counts["gate, k=1 (linked at park, the PR's first gate)"] == 6
+    assert counts["gate, k=1 (`Blocked by`, seen before)"] == 4
+    assert counts["gate, k=1, 10 vs 120 other decisions"] == 4
     assert counts["gate, k=1 (filed for the branch before its PR, first sight)"] == 8
     assert counts["resolve, k=3"] == 5 + 4 * 3
     assert counts["dashboard refresh, nothing changed"] == 3

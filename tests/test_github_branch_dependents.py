@@ -6,7 +6,7 @@ from bot import lifecycle
 from bot.identity import decision_label
 from bot.models import Answer
 from bot.render import render_decision
-from bot.trackers.github import BRANCH_PREFIX, GitHubTracker, branch_label
+from bot.trackers.github import BRANCH_PREFIX, TRACKED_LABEL, GitHubTracker, branch_label
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, DID, NOW, STATUS, make_tracker
 from tests.test_github_tracker import decision_issue, park, result
@@ -23,6 +23,10 @@ def status(fake: FakeGitHub, number: int) -> str | None:
 
 def index_requests(fake: FakeGitHub) -> int:
     return sum(1 for r in fake.requests if r.path.endswith("/issues") and BRANCH_PREFIX in r.query.get("labels", ""))
+
+
+def label_writes(fake: FakeGitHub, number: int) -> int:
+    return fake.count("POST", rf"/repos/acme/widgets/issues/{number}/labels")
 
 
 def test_branch_label_is_a_short_stable_hash() -> None:
@@ -136,3 +140,116 @@ def test_reconcile_reaches_a_pull_request_the_park_missed(fake: FakeGitHub, trac
     outcome = run(fake, "schedule", webhook("schedule"))
     assert outcome.exit_code == 0
     assert status(fake, pr.number) == "pending"
+
+
+# --- the branch index is read on a PR's first gate only (parkbot:tracked) --------------------------
+
+
+def test_only_the_first_gate_of_a_pull_request_lists_the_branch_index(fake: FakeGitHub) -> None:
+    pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
+    fake.reset_log()
+    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    assert index_requests(fake) == 1
+    assert TRACKED_LABEL in fake.issues[pr.number].labels
+    assert label_writes(fake, pr.number) == 1
+
+    fake.reset_log()
+    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    assert index_requests(fake) == 0
+    assert label_writes(fake, pr.number) == 0
+    assert fake.request_count == 4  # the pull, its commits, its native dependencies, the status
+
+
+def test_the_first_gate_writes_the_mark_with_the_edges_it_found(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    park(tracker, dependents=[f"branch:{BRANCH}"])
+    pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
+    fake.reset_log()
+    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert index_requests(fake) == 1
+    assert label_writes(fake, pr.number) == 1  # decision:<id> and parkbot:tracked in one write
+    assert {decision_label(DID), TRACKED_LABEL} <= set(fake.issues[pr.number].labels)
+
+    fake.reset_log()
+    result_ = lifecycle.gate(make_tracker(fake), f"#{pr.number}")  # found by its label now
+    assert [d.id for d in result_.blocking] == [DID]
+    assert index_requests(fake) == 0
+    assert status(fake, pr.number) == "pending"
+
+
+def test_a_decision_parked_after_the_first_gate_still_blocks(fake: FakeGitHub) -> None:
+    pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
+    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    assert TRACKED_LABEL in fake.issues[pr.number].labels
+
+    outcome = park(make_tracker(fake), dependents=[f"branch:{BRANCH}"])  # park lists the branch's open PRs
+    assert [(g.target, g.state) for g in outcome.gates] == [(f"#{pr.number}", "blocked")]
+    assert decision_label(DID) in fake.issues[pr.number].labels
+
+    fake.reset_log()
+    result_ = lifecycle.gate(make_tracker(fake), f"#{pr.number}")
+    assert [d.id for d in result_.blocking] == [DID]
+    assert status(fake, pr.number) == "pending"
+    assert index_requests(fake) == 0
+
+
+def test_an_abandoned_decision_found_by_the_index_keeps_blocking_a_tracked_pr(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    park(tracker, dependents=[f"branch:{BRANCH}"])
+    decision = tracker.find(DID)
+    assert decision is not None
+    tracker.mark_abandoned(decision, "nobody can answer")
+    pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
+    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert decision_label(DID) in fake.issues[pr.number].labels  # recorded, though the decision is closed
+    fake.reset_log()
+    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert index_requests(fake) == 0
+
+
+def test_gating_the_branch_always_reads_the_index(fake: FakeGitHub) -> None:
+    """What the nightly reconcile and a revived decision rely on, even for a tracked pull request."""
+    pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
+    lifecycle.gate(make_tracker(fake), f"#{pr.number}")
+    assert TRACKED_LABEL in fake.issues[pr.number].labels
+    fake.issues[pr.number].state = "closed"  # closed while the decision is parked: park cannot find it
+    park(make_tracker(fake), dependents=[f"branch:{BRANCH}"])
+    fake.issues[pr.number].state = "open"
+    assert decision_label(DID) not in fake.issues[pr.number].labels
+
+    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"  # tracked: the gap
+    fake.reset_log()
+    assert lifecycle.gate(make_tracker(fake), f"branch:{BRANCH}").state == "blocked"
+    assert index_requests(fake) == 1
+    assert decision_label(DID) in fake.issues[pr.number].labels
+    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+
+
+def test_a_reopened_pull_request_reads_the_index_again(fake: FakeGitHub) -> None:
+    """A decision parked for the branch while its PR was closed: the ``reopened`` event looks again."""
+    from tests.test_events_pulls import pr_event
+    from tests.test_events_support import run
+
+    branch = "feature/refund"  # not an agent branch: no inventory check on the head commit
+    pr = fake.add_pull(title="Refund flow", head_ref=branch)
+    run(fake, "pull_request", pr_event(fake, pr.number, "opened"))
+    assert TRACKED_LABEL in fake.issues[pr.number].labels
+    assert index_requests(fake) == 1
+    fake.issues[pr.number].state = "closed"
+    park(make_tracker(fake), dependents=[f"branch:{branch}"])
+    fake.issues[pr.number].state = "open"
+
+    outcome = run(fake, "pull_request", pr_event(fake, pr.number, "reopened"))
+    assert outcome.exit_code == 0
+    assert index_requests(fake) == 1
+    assert status(fake, pr.number) == "pending"
+    assert decision_label(DID) in fake.issues[pr.number].labels
+    run(fake, "pull_request", pr_event(fake, pr.number, "synchronize"))
+    assert index_requests(fake) == 0
+    assert status(fake, pr.number) == "pending"
+
+
+def test_a_pull_request_from_a_fork_has_no_branch_here(tracker: GitHubTracker) -> None:
+    assert tracker._head_branch({"head": {"ref": BRANCH, "repo": {"full_name": "acme/widgets"}}}) == BRANCH
+    assert tracker._head_branch({"head": {"ref": BRANCH, "repo": {"full_name": "mallory/widgets"}}}) is None
+    assert tracker._head_branch({"head": {"ref": BRANCH, "repo": None}}) is None

@@ -2,7 +2,9 @@
 
 The gate is ``lifecycle.gate(tracker, "#N")``: the commit status ``parkbot/decisions`` on the PR's
 head, ``pending`` while any linked decision is open. An ``edited`` event that did not touch the body
-cannot change the links (``Blocked by #N`` lines live in the body), so it costs no API call.
+cannot change the links (``Blocked by #N`` lines live in the body), so it costs no API call. A
+``reopened`` pull request has its branch looked up in the branch index again (GitHub: see
+``GitHubTracker.rescan_branch``).
 
 A pull request from an agent branch of this repository (``agent_branches``) is also held to what
 the push of that branch is held to (:mod:`bot.events.push`): its head commit must carry result
@@ -50,6 +52,9 @@ def on_pull_request(event: Event, ctx: Context) -> list[Item]:
     head_repo = event.get("pull_request.head.repo.full_name", str, default=None)
     base_repo = event.get("repository.full_name", str, default=None)
     same_repo = head_repo is None or base_repo is None or head_repo.casefold() == base_repo.casefold()
+    rescan = getattr(ctx.tracker, "rescan_branch", None)
+    if event.action == "reopened" and rescan is not None:
+        rescan(number)  # decisions parked for its branch while it was closed did not find it
     return gate_head(ctx, f"#{number}", head_ref=head_ref, head_sha=head_sha, same_repo=same_repo)
 
 

@@ -23,9 +23,31 @@ Where things are
 * A decision may also name a *branch* (``branch:<name>``) before any pull request exists for it.
   Parking it blocks an open PR from that branch at once (``GET /pulls?head=owner:branch``, one
   request); for a PR opened later, the decision carries the index label ``parkbot:branch:<hash of
-  the branch>`` (:func:`branch_label`) while it is unresolved, and every gate of a PR lists the label
-  of its head branch (one request, ``state=all`` so that an abandoned decision keeps blocking; a
-  resolved one drops the label). The gate then records the edge like any other.
+  the branch>`` (:func:`branch_label`) while it is unresolved, and the *first* gate of a PR lists the
+  label of its head branch (one request, ``state=all`` so that an abandoned decision keeps blocking; a
+  resolved one drops the label). The gate records every edge it found as a ``decision:<id>`` label on
+  the PR (abandoned decisions too) and, in that same label write, marks the PR ``parkbot:tracked``
+  (which later gates see for free in ``GET pull``). Later gates skip the listing: from then on, a
+  decision filed for the branch finds the open PR itself when it is parked (``GET /pulls?head=``) and
+  labels it. Why this is safe:
+
+  - *A decision parked at the same moment as the PR's first gate.* Parking creates the issue (with its
+    branch label) before it lists the branch's open PRs; the gate reads the PR (so it is open) before
+    it lists the branch label. Both listings are strongly consistent. If the issue existed when the
+    gate listed the label, the gate finds it; if not, the issue was created after the gate's listing,
+    hence after the PR was open, so park's PR listing (later still) finds the PR and labels it. Either
+    way the edge lands as a label on the PR, which every later gate reads. (That the two status writes
+    can land in either order, so a ``success`` may briefly overwrite park's ``pending``, is not new:
+    the next gate of the PR, pushes included, sets it right, and the reconcile below does too.)
+  - *A first gate that fails part-way* does not mark the PR: the mark goes in the last write, with the
+    edges, so the next gate lists the branch again.
+  - *A PR closed while a decision was parked for its branch* (park lists open PRs only): the
+    ``reopened`` event calls :meth:`GitHubTracker.rescan_branch`, so that gate lists the branch again.
+  - *Anything else that slipped* (a park that stopped before labelling the PR): gating a ``branch:``
+    target always lists the branch index, and the nightly reconcile gates every open decision's
+    ``branch:`` dependents that way, as does reviving an abandoned decision.
+
+  A PR's head branch cannot change, so the mark never goes stale. Forks are never marked.
 * The gate is the commit status ``parkbot/decisions`` on the PR head (:meth:`publish_status`, which
   also sets a status on any other exact commit: the merge-queue commit, a pushed agent commit).
 * ``parkbot wait`` polls with :meth:`GitHubTracker.poll`: a conditional request (``If-None-Match``
@@ -36,10 +58,12 @@ Where things are
 
 Request budget (benchmarks/github_requests.py prints the table): park new 3 (claim the label, the
 per-origin budget lookup, create; +1 with a run id for the per-run budget), park unchanged 2, park
-updated 3, gate 5 when its decisions are natively linked (the pull, its commits, its native
-dependencies, the branch index, the status; +1 per decision reached only by label, body or trailer;
-the first sight of a new edge also records it), resolve 5 + 4 per dependent (6 + 4k from a comment
-command), one ``wait`` poll 1 (rate limit: 0 while unchanged). Budgets read index labels
+updated 3, park new with a dependent PR 7 (+ reading, linking, labelling and setting the status of the
+PR), gate 4 when its decisions are natively linked (the pull, its commits, its native dependencies,
+the status; +1 per decision reached only by label, body or trailer; the first sight of a new edge
+also records it), +2 once per PR on its first gate (the branch index, and the ``parkbot:tracked``
+mark, which shares the write of any edge the gate records), resolve 5 + 4 per dependent (6 + 4k from
+a comment command), one ``wait`` poll 1 (rate limit: 0 while unchanged). Budgets read index labels
 (``parkbot:origin:*``, ``parkbot:run:*``, ``parkbot:branch:*``), never a scan. The question log costs
 nothing to write for events the decision issue records anyway (parked, escalated, returned,
 overridden, resolved); reading all of it (:meth:`GitHubTracker.iter_log`, for the report) is a scan,
@@ -111,6 +135,8 @@ KEY_PREFIX = "parkbot:pk:"
 QUESTION_PREFIX = "parkbot:pq:"
 #: Branch index on unresolved decisions: one label per ``branch:<name>`` dependent (see :func:`branch_label`).
 BRANCH_PREFIX = "parkbot:branch:"
+#: On a pull request whose head branch has been looked up in the branch index (see :meth:`GitHubTracker.rescan_branch`).
+TRACKED_LABEL = "parkbot:tracked"
 INDEX_PREFIXES = (ORIGIN_PREFIX, RUN_PREFIX, KEY_PREFIX, QUESTION_PREFIX, BRANCH_PREFIX)
 STATE_LABELS = frozenset({BLOCKING_LABEL, RESOLVED_LABEL, ABANDONED_LABEL})
 #: Question-log events that the decision issue itself records (see :meth:`GitHubTracker.iter_log`).
@@ -246,6 +272,7 @@ class GitHubTracker:
         self._pulls: dict[int, dict[str, Any]] = {}  # PR number -> raw pull
         self._claimed: set[str] = set()
         self._members: dict[tuple[str, str], bool] = {}
+        self._rescan: set[int] = set()  # PRs whose next gate looks up the branch index even if tracked
         self._context: Decision | None = None
         #: Why the last pin attempt failed (pinning is best effort), None after a success.
         self.pin_notice: str | None = None
@@ -1039,13 +1066,24 @@ class GitHubTracker:
 
     def linked_decisions(self, target: str) -> list[Decision]:
         numbers = self._target_prs(target)
+        # Gating a branch asks for the decisions of that branch: always look it up in the branch index
+        # (this is what the nightly reconcile and a revived decision rely on, tracked PR or not).
+        by_branch = target.startswith("branch:")
         linked: dict[str, Decision] = {}
         for number in numbers:
-            for decision in self._linked_for_pull(number):
+            for decision in self._linked_for_pull(number, branch_lookup=by_branch):
                 linked.setdefault(decision.id, decision)
         return list(linked.values())
 
-    def _linked_for_pull(self, number: int) -> list[Decision]:
+    def rescan_branch(self, number: int) -> None:
+        """Make the next gate of pull request ``number`` look up the branch index even if it is tracked.
+
+        For a reopened pull request (the ``pull_request`` ``reopened`` event): a decision parked for
+        its branch while it was closed did not find it (parking lists open pull requests only). No request.
+        """
+        self._rescan.add(number)
+
+    def _linked_for_pull(self, number: int, *, branch_lookup: bool = False) -> list[Decision]:
         pull = self._get_pull(number, fresh=True)
         if pull is None:
             raise InvalidInput(f"#{number} is not a pull request in {self.repository}")
@@ -1059,8 +1097,13 @@ class GitHubTracker:
             hit = self._as_decision(raw)
             if hit:
                 found[hit[0].id] = hit
-        for hit in self._branch_dependents_of(pull):
-            found.setdefault(hit[0].id, hit)
+        # The branch index only on a PR's first gate (then the PR is marked tracked; see the module docstring).
+        own_branch = self._head_branch(pull) is not None
+        tracked = _has_label(pull, TRACKED_LABEL)
+        if own_branch and (not tracked or branch_lookup or number in self._rescan):
+            for hit in self._branch_dependents_of(pull):
+                found.setdefault(hit[0].id, hit)
+        mark = own_branch and not tracked
         numbers_known = {f.number for _, f in found.values()}
         for ref in self._refs(pull.get("body")):
             if ref in numbers_known or ref == number:
@@ -1101,8 +1144,18 @@ class GitHubTracker:
                     found.setdefault(hit[0].id, hit)
                     labels_known.add(label.casefold())
 
-        self._record_edges(number, pull, found, native_raw if native_ok else None)
+        self._record_edges(number, pull, found, native_raw if native_ok else None, mark_tracked=mark)
+        self._rescan.discard(number)
         return [decision for decision, _ in found.values()]
+
+    def _head_branch(self, pull: dict[str, Any]) -> str | None:
+        """The PR's head branch when it is a branch of this repository (None for forks and deleted forks)."""
+        head = pull.get("head") or {}
+        ref = head.get("ref")
+        head_repo = (head.get("repo") or {}).get("full_name")
+        if not ref or not head_repo or head_repo.casefold() != self.repository.casefold():
+            return None
+        return str(ref)
 
     def _branch_dependents_of(self, pull: dict[str, Any]) -> list[tuple[Decision, _Found]]:
         """Unresolved decisions that name the PR's head branch (``branch:<head ref>``) as a dependent.
@@ -1112,10 +1165,8 @@ class GitHubTracker:
         opened reaches that pull request; the gate then records the edge like any other. Pull
         requests from forks are skipped: ``branch:<name>`` names a branch of this repository.
         """
-        head = pull.get("head") or {}
-        ref = head.get("ref")
-        head_repo = (head.get("repo") or {}).get("full_name")
-        if not ref or not head_repo or head_repo.casefold() != self.repository.casefold():
+        ref = self._head_branch(pull)
+        if ref is None:
             return []
         label = branch_label(ref)
         # state=all: an abandoned decision keeps blocking (it keeps the label); resolved ones drop it.
@@ -1148,21 +1199,33 @@ class GitHubTracker:
         pull: dict[str, Any],
         found: dict[str, tuple[Decision, _Found]],
         native: list[dict[str, Any]] | None,
+        *,
+        mark_tracked: bool = False,
     ) -> None:
-        """Remember every edge seen, on both sides, so deleting one trace does not unblock the PR."""
+        """Remember every edge seen, on both sides, so deleting one trace does not unblock the PR.
+
+        ``mark_tracked`` adds ``parkbot:tracked`` to the PR in the same label write as the edges, and
+        only after everything else succeeded: a gate that fails part-way leaves the PR untracked, so
+        the next gate looks up the branch index again.
+        """
         target = f"#{number}"
         native_ids = {int(raw["id"]) for raw in native or []}
         missing_labels: list[str] = []
         for decision, where in found.values():
+            if decision.state == "resolved":
+                continue
+            if not _has_label(pull, decision_label(decision.id)):
+                # Abandoned decisions too: they keep blocking, and a tracked PR finds them by this label.
+                missing_labels.append(decision_label(decision.id))
             if decision.state != "open":
                 continue
             if native is not None and int(where.raw["id"]) not in native_ids:
                 self._link_natively(number, where)
-            if not _has_label(pull, decision_label(decision.id)):
-                missing_labels.append(decision_label(decision.id))
             if target not in decision.dependents:
                 updated = decision.model_copy(update={"dependents": [*decision.dependents, target]})
                 self.update(updated)
+        if mark_tracked:
+            missing_labels.append(TRACKED_LABEL)
         if missing_labels:
             self._add_pr_labels(number, pull, missing_labels)
 

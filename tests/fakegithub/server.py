@@ -255,7 +255,9 @@ class FakeGitHub:
         """Canonical names for ``names``, creating unknown labels like GitHub does."""
         out: list[str] = []
         for name in names:
-            lab = self.labels.get(name.lower()) or self.add_label(name)
+            # An empty description: GitHub's OpenAPI description has a label's description as a required
+            # string in pull request listings (pulls/list), so a labelled pull request must validate.
+            lab = self.labels.get(name.lower()) or self.add_label(name, description="")
             if lab.name not in out:
                 out.append(lab.name)
         return out
