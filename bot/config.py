@@ -83,12 +83,12 @@ class Config(_Section):
             raise ValueError("must be a full ref name such as refs/parkbot/backlog")
         return value
 
-    def owner_for(self, origin: str, fallback_owner: str) -> str:
-        """The direct owner of an origin task."""
+    def owner_for(self, origin: str) -> str | None:
+        """The direct owner of an origin task as configured, or None when the config names nobody."""
         for pattern, owner in self.owners.origins.items():
             if fnmatch.fnmatchcase(origin, pattern.lower()):
                 return owner
-        return self.owners.default or fallback_owner
+        return self.owners.default
 
     def above(self, owner: str) -> str | None:
         """The owner directly above ``owner``, or None at the top."""

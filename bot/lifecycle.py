@@ -176,7 +176,7 @@ def park(tracker: Tracker, result: NeedsInput, config: Config, *, now: datetime 
 
 
 def _park_once(tracker: Tracker, result: NeedsInput, config: Config, now: datetime) -> ParkOutcome:
-    owner = config.owner_for(result.origin, tracker.default_owner())
+    owner = config.owner_for(result.origin) or tracker.default_owner()
     incoming = build_decision(result, owner, now)
     existing = None if tracker.claim(incoming.id) else tracker.find(incoming.id)
 
@@ -431,7 +431,7 @@ def park_review(
     """Park stated assumptions as one non-blocking review item per origin, so the owner reviews
     rather than pre-authorizes. Same identity rules as decisions; nothing ever blocks on it."""
     now = now or utcnow()
-    owner = config.owner_for(result.origin, tracker.default_owner())
+    owner = config.owner_for(result.origin) or tracker.default_owner()
     checklist = "\n".join(f"{n}. {a.text}" for n, a in enumerate(result.assumptions, 1))
     incoming = Decision(
         id=derive_id(result.origin, REVIEW_KEY),

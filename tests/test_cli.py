@@ -234,3 +234,20 @@ def test_cli_reference_is_current() -> None:
     script = Path(__file__).resolve().parents[1] / "docs" / "generate_cli_reference.py"
     check = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
+
+
+def test_configured_owner_needs_no_git_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CI runners often have no git user: a configured owner is enough to park."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global-config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    root = tmp_path / "bare-identity"
+    git.Repo.init(root, initial_branch="main").close()
+    (root / ".github").mkdir()
+    (root / ".github" / "parkbot.yml").write_text("owners:\n  default: alice\n")
+    monkeypatch.chdir(root)
+    code, data = run_json("park", str(EXAMPLE))
+    assert (code, data["owner"]) == (0, "alice")
+    without = run("resolve", "billing-42-decision-refund", "--answer", "full_original")
+    assert without.exit_code == 2
+    assert "user.email" in without.stderr or "--by" in without.stderr
+    assert run("resolve", "billing-42-decision-refund", "--answer", "full_original", "--by", "alice").exit_code == 0

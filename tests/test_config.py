@@ -22,15 +22,15 @@ hierarchy:
 
 def test_design_example() -> None:
     config = parse_config(EXAMPLE)
-    assert config.owner_for("billing-42", "fallback") == "bob"
-    assert config.owner_for("search-1", "fallback") == "alice"
+    assert config.owner_for("billing-42") == "bob"
+    assert config.owner_for("search-1") == "alice"
     assert config.chain_above("bob") == ["alice", "@acme/leads"]
     assert config.above("@acme/leads") is None
 
 
 def test_empty_file_and_no_file_mean_defaults() -> None:
     assert parse_config("") == Config()
-    assert load_config(None).owner_for("x", "me@example.com") == "me@example.com"
+    assert load_config(None).owner_for("x") is None
     assert Config().limits.open_per_origin == 3
     assert Config().limits.open_per_run == 20
 

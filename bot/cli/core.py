@@ -331,4 +331,27 @@ def schema(state: State) -> None:
     click.echo(json.dumps(result_json_schema(), indent=2))
 
 
-COMMANDS = [park, resolve, gate, show, list_, escalate, schema]
+@click.command()
+@click.option("--remote", default="origin", show_default=True, help="The git remote to share the backlog with.")
+@backend_options
+def sync(state: State, remote: str) -> None:
+    """Share the embedded backlog with a remote: fetch, merge, push (git backend only).
+
+    Fast-forwards when one side is behind; when both changed, merges per decision (a resolved
+    decision beats an open one, otherwise the later update wins; log lines are united) and pushes
+    with a lease, retrying if someone pushed meanwhile. Plain `git push origin refs/parkbot/backlog`
+    works too when only one machine writes.
+
+    \b
+    Example:
+      parkbot sync --remote origin        # prints up-to-date, fetched, pushed or merged
+    """
+    backend = state.backend
+    share = getattr(backend.tracker, "sync", None)
+    if backend.name != "git" or share is None:
+        raise InvalidInput("sync shares the embedded git backlog; on GitHub the issues are already shared")
+    action = share(remote)
+    emit(state, {"remote": remote, "action": action}, f"{backend.config.backlog_ref} <-> {remote}: {action}")
+
+
+COMMANDS = [park, resolve, gate, show, list_, escalate, schema, sync]

@@ -1,0 +1,1 @@
+"""Tracker backends: the embedded git backlog (:mod:`bot.trackers.git`) and GitHub."""

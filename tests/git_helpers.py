@@ -1,0 +1,103 @@
+"""Real git repositories for tests: made in a temporary folder, driven with the git command line.
+
+Nothing here mocks git. Branch commits are made with plumbing (``commit-tree`` + ``update-ref``)
+so a test's working tree is only ever changed where the test says so.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import git
+
+from bot.models import NeedsInput, parse_result
+
+USER_NAME = "Alice Owner"
+USER_EMAIL = "alice@example.com"
+
+
+def run_git(cwd: Path | str, *args: str, env: dict[str, str] | None = None) -> str:
+    """Run git in ``cwd`` and return its stdout (stripped); raise with stderr on failure."""
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})}, check=False
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
+    return done.stdout.strip()
+
+
+def make_repo(path: Path, *, user: bool = True, name: str = USER_NAME, email: str = USER_EMAIL) -> git.Repo:
+    """A repository at ``path`` with one commit (a README) on ``main``; ``user.name``/``user.email`` set if ``user``."""
+    path.mkdir(parents=True, exist_ok=True)
+    run_git(path, "init", "-q", "-b", "main")
+    if user:
+        run_git(path, "config", "user.name", name)
+        run_git(path, "config", "user.email", email)
+    (path / "README.md").write_text("hello\n", encoding="utf-8")
+    run_git(path, "add", "README.md")
+    run_git(path, "-c", f"user.name={name}", "-c", f"user.email={email}", "commit", "-q", "-m", "initial")
+    return git.Repo(path)
+
+
+def commit_on_branch(
+    path: Path | str,
+    branch: str,
+    subject: str,
+    *,
+    trailers: Iterable[tuple[str, str]] = (),
+    start: str = "main",
+) -> str:
+    """Add an empty commit with ``trailers`` to ``branch`` (created from ``start``), without a checkout."""
+    ref = f"refs/heads/{branch}"
+    try:
+        parent = run_git(path, "rev-parse", "--verify", "--quiet", ref)
+    except AssertionError:
+        parent = run_git(path, "rev-parse", "--verify", start)
+    tree = run_git(path, "rev-parse", f"{parent}^{{tree}}")
+    message = subject
+    lines = [f"{key}: {value}" for key, value in trailers]
+    if lines:
+        message += "\n\n" + "\n".join(lines)
+    identity = {
+        "GIT_AUTHOR_NAME": USER_NAME,
+        "GIT_AUTHOR_EMAIL": USER_EMAIL,
+        "GIT_COMMITTER_NAME": USER_NAME,
+        "GIT_COMMITTER_EMAIL": USER_EMAIL,
+    }
+    sha = run_git(path, "commit-tree", tree, "-p", parent, "-m", message, env=identity)
+    run_git(path, "update-ref", ref, sha)
+    return sha
+
+
+def needs_input(origin: str = "billing-42", key: str = "refund", **changes: Any) -> NeedsInput:
+    """A valid ``needs_input`` result; ``changes`` override any field."""
+    data: dict[str, Any] = {
+        "status": "needs_input",
+        "origin": origin,
+        "key": key,
+        "question": f"Refund scope for {origin}/{key}: the remaining items, or the full original total?",
+        "title": f"Refund scope ({origin} {key})",
+        "options": ["remaining: the remaining items", "full_original: the full original total"],
+        "work_so_far": {"verified": [origin]},
+    }
+    data.update(changes)
+    result = parse_result(data)
+    assert isinstance(result, NeedsInput)
+    return result
+
+
+def backlog_subjects(path: Path | str, ref: str = "refs/parkbot/backlog") -> list[str]:
+    """Commit subjects on the backlog ref, oldest first."""
+    out = run_git(path, "log", "--reverse", "--format=%s", ref)
+    return out.splitlines() if out else []
+
+
+def commit_count(path: Path | str, ref: str = "refs/parkbot/backlog") -> int:
+    try:
+        return int(run_git(path, "rev-list", "--count", ref))
+    except AssertionError:
+        return 0
