@@ -551,7 +551,7 @@ def test_open_decisions_by_origin_and_run(tracker: GitTracker, config: Config) -
 
 
 def test_the_log_is_appended_in_bounded_segments(tracker: GitTracker, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gitmod, "LOG_SEGMENT_LINES", 3)
+    monkeypatch.setattr("bot.trackers.git.tracker.LOG_SEGMENT_LINES", 3)  # where append_log reads it
     entries = [
         LogEntry.model_validate({"at": f"2026-01-01T00:00:{n:02d}Z", "event": "parked", "origin": f"o-{n}"})
         for n in range(8)

@@ -1,0 +1,101 @@
+"""The GitHub backend: decisions as labeled issues, dependents as pull requests, the gate as a status.
+
+Every GitHub call goes through PyGithub (configured in :mod:`bot.trackers.github_client`) and runs as
+a *unit* under the retry policy. The rules live in ``bot.lifecycle``; this adapter only stores.
+
+Where things are
+----------------
+:class:`GitHubTracker` (:mod:`bot.trackers.github.tracker`) is composed from one part per job, all
+sharing the state and the plumbing of :mod:`~bot.trackers.github.base`:
+
+* :mod:`~bot.trackers.github.labels`: the label names, and the index labels that budgets, precedents and
+  branches are looked up by.
+* :mod:`~bot.trackers.github.issues`: a decision is a labeled issue holding a hidden block; claiming,
+  finding, polling, filing, updating and closing it.
+* :mod:`~bot.trackers.github.comments`: bot comments with hidden markers (answers, pointers, replies, the
+  overflow of a long ``work_so_far``).
+* :mod:`~bot.trackers.github.dependents`: which pull requests depend on which decisions (the edges, the
+  branch index).
+* :mod:`~bot.trackers.github.gate`: the commit status on dependents (blocking, clearing, publishing).
+* :mod:`~bot.trackers.github.question_log`: the question log, the budgets' open decisions, precedents.
+* :mod:`~bot.trackers.github.dashboard`: the decision dashboard issue, and pinning it.
+* :mod:`~bot.trackers.github.access`: who may answer (team membership, repository roles), who is assigned.
+
+Request budget (benchmarks/github_requests.py prints the table): park new 3 (claim the label, the
+per-origin budget lookup, create; +1 with a run id for the per-run budget), park unchanged 2, park
+updated 3, park new with a dependent PR 7 (+ reading, linking, labelling and setting the status of the
+PR), gate 4 when its decisions are natively linked (the pull, its commits, its native dependencies,
+the status; +1 per decision reached only by label, body or trailer; the first sight of a new edge
+also records it), +2 once per PR on its first gate (the branch index, and the ``parkbot:tracked``
+mark, which shares the write of any edge the gate records), resolve 5 + 4 per dependent (6 + 4k from
+a comment command), one ``wait`` poll 1 (rate limit: 0 while unchanged). Budgets read index labels
+(``parkbot:origin:*``, ``parkbot:run:*``, ``parkbot:branch:*``), never a scan. The question log costs
+nothing to write for events the decision issue records anyway (parked, escalated, returned,
+overridden, resolved); reading all of it (:meth:`GitHubTracker.iter_log`, for the report) is a scan,
+while the precedent lookup at filing (``about=``) reads two index labels. Refreshing the dashboard is
+a scan too (every decision, 1 request per 100, plus the log issue's comments and the dashboard
+lookup; a write only when its body changed).
+
+Resolution (a)-(d) is idempotent: every bot comment carries a hidden marker and is edited, never
+posted twice; close is a single PATCH that is skipped when already done. :meth:`clear_blocking`
+re-evaluates each dependent from the PR's recorded edges (labels and body; one ``GET pull`` each)
+instead of re-reading its commits and native dependencies: the gate records those as labels when it
+first sees them, which keeps resolution within 4 requests per dependent.
+"""
+
+from bot.trackers.github.access import assignable_login
+from bot.trackers.github.dashboard import DASHBOARD_TITLE
+from bot.trackers.github.dependents import NATIVE_UNAVAILABLE
+from bot.trackers.github.gate import STATUS_STATES
+from bot.trackers.github.labels import (
+    ABANDONED_LABEL,
+    BLOCKING_LABEL,
+    BRANCH_PREFIX,
+    DASHBOARD_LABEL,
+    DECISION_LABEL,
+    INDEX_PREFIXES,
+    KEY_PREFIX,
+    LABEL_COLOR,
+    LOG_LABEL,
+    ORIGIN_PREFIX,
+    QUESTION_PREFIX,
+    RESOLVED_LABEL,
+    RUN_PREFIX,
+    STATE_LABELS,
+    TRACKED_LABEL,
+    branch_label,
+    branch_labels,
+    index_label,
+    precedent_labels,
+)
+from bot.trackers.github.question_log import DERIVED_EVENTS, derived_log
+from bot.trackers.github.tracker import GitHubTracker
+
+__all__ = [
+    "ABANDONED_LABEL",
+    "BLOCKING_LABEL",
+    "BRANCH_PREFIX",
+    "DASHBOARD_LABEL",
+    "DASHBOARD_TITLE",
+    "DECISION_LABEL",
+    "DERIVED_EVENTS",
+    "INDEX_PREFIXES",
+    "KEY_PREFIX",
+    "LABEL_COLOR",
+    "LOG_LABEL",
+    "NATIVE_UNAVAILABLE",
+    "ORIGIN_PREFIX",
+    "QUESTION_PREFIX",
+    "RESOLVED_LABEL",
+    "RUN_PREFIX",
+    "STATE_LABELS",
+    "STATUS_STATES",
+    "TRACKED_LABEL",
+    "GitHubTracker",
+    "assignable_login",
+    "branch_label",
+    "branch_labels",
+    "derived_log",
+    "index_label",
+    "precedent_labels",
+]

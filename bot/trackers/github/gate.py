@@ -1,0 +1,123 @@
+"""The gate: the commit status that blocks or clears a decision's dependents.
+
+The gate is the commit status ``parkbot/decisions`` on the PR head (:meth:`publish_status`, which also
+sets a status on any other exact commit: the merge-queue commit, a pushed agent commit). Parking sets it
+on the decision's dependents (:meth:`block_dependents`); resolving re-evaluates each dependent from the
+edges its PR records (:meth:`clear_blocking`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from github import GithubException
+
+from bot.errors import InvalidInput
+from bot.identity import decision_label
+from bot.lifecycle import evaluate_gate
+from bot.models import Decision
+from bot.render import STATUS_CONTEXT, gate_description, gate_state
+from bot.text import STATUS_DESCRIPTION_LIMIT, one_line
+from bot.tracker import GateResult
+from bot.trackers.github.base import TrackerBase, _has_label, _label_name
+from bot.trackers.github.labels import BLOCKING_LABEL
+
+#: What a commit status may say (GitHub refuses anything else).
+STATUS_STATES = ("pending", "success", "failure", "error")
+
+
+class GateMixin(TrackerBase):
+    """The ``parkbot/decisions`` status (see the module docstring)."""
+
+    def block_dependents(self, decision: Decision) -> list[GateResult]:
+        found = self._found(decision)
+        results: list[GateResult] = []
+        for target in decision.dependents:
+            numbers = self._target_prs(target)
+            if not numbers:
+                results.append(GateResult(target, blocking=(decision,), details={"note": "no open pull request"}))
+                continue
+            listed = target.startswith("branch:")  # the listing that found them was just read
+            for number in numbers:
+                pull = self._get_pull(number, fresh=not listed)
+                if pull is None:
+                    results.append(GateResult(target, blocking=(decision,), details={"note": "not a pull request"}))
+                    continue
+                if not _has_label(pull, decision_label(decision.id)):
+                    self._link_natively(number, found)
+                    self._add_pr_labels(number, pull, [decision_label(decision.id)])
+                result = GateResult(f"#{number}", blocking=(decision,))
+                self._publish(number, result)
+                results.append(result)
+        return results
+
+    def clear_blocking(self, decision: Decision) -> list[GateResult]:
+        found = self._found(decision)
+        resolved_self = decision.model_copy(update={"state": "resolved"})
+        results: list[GateResult] = []
+        for number in self._pr_numbers(decision):
+            pull = self._get_pull(number, fresh=True)
+            if pull is None:
+                continue
+            others = self._recorded_links(pull, exclude=decision.id, exclude_number=found.number)
+            result = evaluate_gate(f"#{number}", [resolved_self, *others])
+            self._publish(number, result)
+            results.append(result)
+        if _has_label(found.raw, BLOCKING_LABEL):
+
+            def unblock(_: int) -> None:
+                try:
+                    self._issue_obj(found.number).remove_from_labels(BLOCKING_LABEL)
+                except GithubException as exc:
+                    if exc.status != 404:  # 404: already gone
+                        raise
+
+            self._unit(f"remove {BLOCKING_LABEL} from #{found.number}", unblock)
+            found.raw["labels"] = [
+                lab for lab in found.raw.get("labels") or [] if _label_name(lab).casefold() != BLOCKING_LABEL
+            ]
+        return results
+
+    def _publish(self, number: int, result: GateResult) -> None:
+        pull = self._pulls.get(number) or self._get_pull(number)
+        if pull is None:
+            return
+        url = self._decision_url(result.blocking[0]) if result.blocking else None
+        self.publish_status(pull["head"]["sha"], gate_state(result), gate_description(result), target_url=url)
+
+    def publish_status(
+        self,
+        sha: str,
+        state: str,
+        description: str,
+        target_url: str | None = None,
+        *,
+        context: str = STATUS_CONTEXT,
+    ) -> None:
+        """Set the commit status ``context`` (default ``parkbot/decisions``) on commit ``sha`` (1 request).
+
+        For commits that are not a pull request's head too (the merge-queue commit, a pushed commit
+        with no inventory). ``state`` is ``pending``, ``success``, ``failure`` or ``error``; the
+        description is put on one line and cut to GitHub's 140 characters. Runs as one retried unit,
+        like every other request of this tracker.
+        """
+        if state not in STATUS_STATES:
+            raise InvalidInput(f"a commit status is one of {', '.join(STATUS_STATES)}, not {state!r}")
+        if not re.fullmatch(r"[0-9a-fA-F]{7,64}", sha or ""):
+            raise InvalidInput(f"{sha!r} is not a commit sha")
+        data: dict[str, Any] = {
+            "state": state,
+            "context": context,
+            "description": one_line(description, STATUS_DESCRIPTION_LIMIT),
+        }
+        if target_url:
+            data["target_url"] = target_url
+        self._unit(
+            f"set the {context} status of {sha[:12]}",
+            lambda _: self._requester.requestJsonAndCheck("POST", f"{self._repo_url}/statuses/{sha}", input=data),
+        )
+
+    def publish_gate(self, result: GateResult) -> None:
+        for number in self._target_prs(result.target):
+            self._publish(number, result)

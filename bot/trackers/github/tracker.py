@@ -1,0 +1,40 @@
+"""The GitHub tracker, composed from its parts (see the docstring of :mod:`bot.trackers.github`)."""
+
+from __future__ import annotations
+
+from github import GithubException
+
+from bot.trackers.github.access import AccessMixin
+from bot.trackers.github.comments import CommentsMixin
+from bot.trackers.github.dashboard import DashboardMixin
+from bot.trackers.github.dependents import DependentsMixin
+from bot.trackers.github.gate import GateMixin
+from bot.trackers.github.issues import IssuesMixin
+from bot.trackers.github.question_log import LogMixin
+
+
+class GitHubTracker(IssuesMixin, CommentsMixin, DependentsMixin, GateMixin, LogMixin, DashboardMixin, AccessMixin):
+    """Decisions stored as GitHub issues (see the docstring of :mod:`bot.trackers.github`)."""
+
+    backend = "github"
+
+    def __repr__(self) -> str:
+        return f"GitHubTracker({self.client.repository!r})"
+
+    # -- configuration ------------------------------------------------------------------------
+
+    def read_config_text(self, path: str) -> str | None:
+        """A file from the default branch (the config), or None when it does not exist."""
+
+        def get(_: int) -> str | None:
+            try:
+                content = self._repo.get_contents(path)
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+            if isinstance(content, list):
+                return None
+            return content.decoded_content.decode("utf-8")
+
+        return self._unit(f"read {path}", get)
