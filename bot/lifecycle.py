@@ -229,15 +229,22 @@ def _park_new(tracker: Tracker, incoming: Decision, config: Config, now: datetim
 # --- resolve ---------------------------------------------------------------------------------
 
 
-def _load(tracker: Tracker, decision_id: str) -> Decision:
+def _checked_id(decision_id: str) -> str:
     try:
-        did = check_decision_id(decision_id)
+        return check_decision_id(decision_id)
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
-    decision = tracker.find(did)
+
+
+def _found(did: str, decision: Decision | None) -> Decision:
     if decision is None:
         raise NotFound(f"no decision {did} in this backlog (check the id with `parkbot list`)")
     return decision
+
+
+def _load(tracker: Tracker, decision_id: str) -> Decision:
+    did = _checked_id(decision_id)
+    return _found(did, tracker.find(did))
 
 
 def authorize(tracker: Tracker, config: Config, decision: Decision, by: str) -> None:
@@ -551,14 +558,9 @@ def poll_answer(
     """
     if not isinstance(tracker, Pollable):
         return answer_of(tracker, decision_id), None
-    try:
-        did = check_decision_id(decision_id)
-    except ValueError as exc:
-        raise InvalidInput(str(exc)) from exc
+    did = _checked_id(decision_id)
     decision, token = tracker.poll(did, previous if previous is not None and previous.decision_id == did else None)
-    if decision is None:
-        raise NotFound(f"no decision {did} in this backlog (check the id with `parkbot list`)")
-    return decision, token
+    return _found(did, decision), token
 
 
 def resume_context(decision: Decision) -> dict[str, Any]:

@@ -12,7 +12,6 @@ import click
 from bot import lifecycle
 from bot.cli.common import State, backend_options, emit
 from bot.errors import ExitCode, InvalidInput, NotFound
-from bot.identity import check_decision_id
 from bot.lifecycle import gate_dict
 from bot.models import Decision, Done, DoneWithAssumptions, Failed, NeedsInput, parse_result, result_json_schema
 from bot.tracker import GateResult
@@ -223,14 +222,8 @@ def show(state: State, decision_id: str) -> None:
     Example:
       parkbot show billing-42-decision-refund --json
     """
-    try:
-        did = check_decision_id(decision_id)
-    except ValueError as exc:
-        raise InvalidInput(str(exc)) from exc
     tracker = state.backend.tracker
-    decision = tracker.find(did)
-    if decision is None:
-        raise NotFound(f"no decision {did} in this backlog (see `parkbot list`)")
+    decision = lifecycle.answer_of(tracker, decision_id)
     answer = decision.answer or (tracker.recorded_answer(decision) if decision.state == "open" else None)
     data = decision_dict(decision) | tracker.location(decision).as_dict()
     if answer is not None:
