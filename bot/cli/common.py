@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import click
 
 from bot.backends import BACKENDS, Backend, open_backend
-from bot.errors import ExitCode, ParkbotError
+from bot.errors import ExitCode, InvalidInput, ParkbotError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -88,3 +88,22 @@ def fail(state: State, message: str, code: ExitCode, reason: str) -> None:
         click.echo(json.dumps({"error": reason, "message": message, "exit_code": int(code)}, indent=2))
     click.echo(f"parkbot: {message}", err=True)
     sys.exit(int(code))
+
+
+def by_option(verb: str) -> Callable[[F], F]:
+    """``--by``: who answers or acts (env ``PARKBOT_ACTOR``; in git, your ``user.email`` by default)."""
+    return click.option(
+        "--by",
+        "by",
+        envvar="PARKBOT_ACTOR",
+        default=None,
+        help=f"Who {verb} (env PARKBOT_ACTOR; default in git: your git user.email).",
+    )
+
+
+def actor(state: State, by: str | None, verb: str) -> str:
+    """The ``--by`` login, else (git only) the git user; GitHub always needs it said."""
+    who = by or (state.backend.tracker.default_owner() if state.backend.name == "git" else None)
+    if not who:
+        raise InvalidInput(f"say who {verb} with --by LOGIN (or PARKBOT_ACTOR)")
+    return who

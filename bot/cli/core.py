@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from bot import lifecycle
-from bot.cli.common import State, backend_options, emit
+from bot.cli.common import State, actor, backend_options, by_option, emit
 from bot.errors import ExitCode, InvalidInput, NotFound
 from bot.lifecycle import gate_dict
 from bot.models import Decision, Done, DoneWithAssumptions, Failed, NeedsInput, parse_result, result_json_schema
@@ -120,13 +120,7 @@ def _check_inventory(state: State, result: Done | Failed) -> None:
 @click.option(
     "--answer", "-a", "answer", required=True, help="An option id, or free text where the decision allows it."
 )
-@click.option(
-    "--by",
-    "by",
-    envvar="PARKBOT_ACTOR",
-    default=None,
-    help="Who answers (env PARKBOT_ACTOR; default in git: your git user.email).",
-)
+@by_option("answers")
 @click.option(
     "--default",
     "as_default",
@@ -147,15 +141,12 @@ def resolve(state: State, decision_id: str, answer: str, by: str | None, as_defa
       parkbot resolve billing-42-decision-refund --answer remaining_three --default
     """
     backend = state.backend
-    actor = by or (backend.tracker.default_owner() if backend.name == "git" else None)
-    if not actor:
-        raise InvalidInput("say who answers with --by LOGIN (or PARKBOT_ACTOR)")
     outcome = lifecycle.resolve(
         backend.tracker,
         backend.config,
         decision_id,
         answer,
-        actor,
+        actor(state, by, "answers"),
         command="default" if as_default else "auto",
         source="cli",
     )
@@ -288,7 +279,7 @@ def list_(state: State, wanted: str, owner: str | None, origin: str | None) -> N
 @click.command()
 @click.argument("decision_id", metavar="ID")
 @click.option("--to", "to", default=None, help="The owner you expect above; anything but the next level up is refused.")
-@click.option("--by", "by", envvar="PARKBOT_ACTOR", default=None, help="Who escalates (an owner of the decision).")
+@by_option("escalates (an owner of the decision)")
 @backend_options
 def escalate(state: State, decision_id: str, to: str | None, by: str | None) -> None:
     """Hand a question exactly one level up the owner hierarchy, keeping its context.
@@ -301,10 +292,7 @@ def escalate(state: State, decision_id: str, to: str | None, by: str | None) -> 
       parkbot escalate billing-42-decision-refund --by bob
     """
     backend = state.backend
-    actor = by or (backend.tracker.default_owner() if backend.name == "git" else None)
-    if not actor:
-        raise InvalidInput("say who escalates with --by LOGIN (or PARKBOT_ACTOR)")
-    outcome = lifecycle.escalate(backend.tracker, backend.config, decision_id, actor, to=to)
+    outcome = lifecycle.escalate(backend.tracker, backend.config, decision_id, actor(state, by, "escalates"), to=to)
     emit(
         state,
         outcome.as_dict() | {"chain": outcome.decision.chain()},

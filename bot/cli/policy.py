@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from bot import lifecycle
-from bot.cli.common import State, backend_options, emit
+from bot.cli.common import State, actor, backend_options, by_option, emit
 from bot.errors import ExitCode, InvalidInput
 from bot.models import Decision
 from bot.tracker import PollToken, Tracker
@@ -153,25 +153,9 @@ def _resume_text(context: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _actor(state: State, by: str | None) -> str:
-    actor = by or (state.backend.tracker.default_owner() if state.backend.name == "git" else None)
-    if not actor:
-        raise InvalidInput("say who acts with --by LOGIN (or PARKBOT_ACTOR)")
-    return actor
-
-
-by_option = click.option(
-    "--by",
-    "by",
-    envvar="PARKBOT_ACTOR",
-    default=None,
-    help="Who acts (env PARKBOT_ACTOR; default in git: your git user.email).",
-)
-
-
 @click.command(name="return")
 @click.argument("decision_id", metavar="ID")
-@by_option
+@by_option("acts")
 @backend_options
 def return_(state: State, decision_id: str, by: str | None) -> None:
     """Hand the question back to the requester of an interactive run (when the owner cannot answer).
@@ -180,7 +164,9 @@ def return_(state: State, decision_id: str, by: str | None) -> None:
     Example:
       parkbot return billing-42-decision-refund --by alice
     """
-    outcome = lifecycle.return_to_requester(state.backend.tracker, state.backend.config, decision_id, _actor(state, by))
+    outcome = lifecycle.return_to_requester(
+        state.backend.tracker, state.backend.config, decision_id, actor(state, by, "acts")
+    )
     emit(
         state,
         outcome.as_dict() | {"chain": outcome.decision.chain()},
@@ -190,7 +176,7 @@ def return_(state: State, decision_id: str, by: str | None) -> None:
 
 @click.command()
 @click.argument("decision_id", metavar="ID")
-@by_option
+@by_option("acts")
 @backend_options
 def accept(state: State, decision_id: str, by: str | None) -> None:
     """Accept a review item's stated assumptions and close it.
@@ -199,7 +185,9 @@ def accept(state: State, decision_id: str, by: str | None) -> None:
     Example:
       parkbot accept billing-42-decision-assumptions
     """
-    outcome = lifecycle.accept_review(state.backend.tracker, state.backend.config, decision_id, _actor(state, by))
+    outcome = lifecycle.accept_review(
+        state.backend.tracker, state.backend.config, decision_id, actor(state, by, "acts")
+    )
     emit(state, outcome.as_dict(), f"{outcome.action} {outcome.decision.id}: assumptions accepted")
 
 
@@ -207,7 +195,7 @@ def accept(state: State, decision_id: str, by: str | None) -> None:
 @click.argument("decision_id", metavar="ID")
 @click.argument("number", type=int)
 @click.argument("text")
-@by_option
+@by_option("acts")
 @backend_options
 def override(state: State, decision_id: str, number: int, text: str, by: str | None) -> None:
     """Turn assumption NUMBER of a review item into a recorded answer; dependents are told to rework.
@@ -217,7 +205,7 @@ def override(state: State, decision_id: str, number: int, text: str, by: str | N
       parkbot override billing-42-decision-assumptions 1 "Use USD, not EUR"
     """
     outcome = lifecycle.override_assumption(
-        state.backend.tracker, state.backend.config, decision_id, number, text, _actor(state, by)
+        state.backend.tracker, state.backend.config, decision_id, number, text, actor(state, by, "acts")
     )
     emit(state, outcome.as_dict(), f"{outcome.action} {outcome.decision.id}: assumption {number} overridden")
 
