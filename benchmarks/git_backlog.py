@@ -1,6 +1,6 @@
 """How the embedded git backlog scales: park, lookup and gate at growing backlog sizes.
 
-Parks decisions one at a time through ``bot.lifecycle.park`` into a fresh temporary repository
+Parks decisions one at a time through ``bot.core.lifecycle.park`` into a fresh temporary repository
 and, each time the backlog reaches one of the sizes, measures:
 
 * park: mean (and median) time of the last 100 parks (each creates a decision with one ``#N``
@@ -38,9 +38,9 @@ except ImportError:  # run as a script from a checkout: make the package importa
 
 import git
 
-from bot import lifecycle
-from bot.config import Config
-from bot.models import parse_result
+from bot.core import lifecycle
+from bot.core.config import Config
+from bot.core.models import parse_result
 from bot.trackers.git import GitTracker
 
 GATED_BRANCH = "bench/gated"
@@ -157,7 +157,7 @@ def run(
                 gate_times = []
                 for _ in range(GATES):
                     t0 = time.perf_counter()
-                    gate = lifecycle.gate(tracker, f"branch:{GATED_BRANCH}")
+                    gate = lifecycle.gate(tracker, Config(), f"branch:{GATED_BRANCH}")
                     gate_times.append(time.perf_counter() - t0)
                     if gate.state != "blocked" or len(gate.blocking) != 5:
                         raise RuntimeError(f"unexpected gate {gate}")

@@ -20,16 +20,18 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.core.authority import Actor
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bot import lifecycle  # noqa: E402
-from bot.config import Config, Owners  # noqa: E402
-from bot.identity import decision_label  # noqa: E402
-from bot.models import Answer, NeedsInput  # noqa: E402
-from bot.render import render_decision  # noqa: E402
+from bot.core import lifecycle  # noqa: E402
+from bot.core.config import Config, Owners  # noqa: E402
+from bot.core.models import Answer, NeedsInput  # noqa: E402
 from bot.trackers.github import DECISION_LABEL, GitHubTracker, index_label, precedent_labels  # noqa: E402
+from bot.trackers.github.labels import decision_label  # noqa: E402
+from bot.trackers.github.render import render_decision  # noqa: E402
 from tests.fakegithub import FakeGitHub  # noqa: E402
 from tests.github_support import fake_github, make_tracker, needs_input  # noqa: E402
 
@@ -139,7 +141,7 @@ def with_linked_pull(k: int, how: str) -> Callable[[FakeGitHub, GitHubTracker], 
     def setup(fake: FakeGitHub, tracker: GitHubTracker) -> Any:
         pr = fake.add_pull(title="work", head_ref="agent/work")
         if how == "dependents":
-            lifecycle.gate(make_tracker(fake), f"#{pr.number}")
+            lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}")
         numbers = []
         for i in range(k):
             deps = [f"#{pr.number}"] if how.startswith("dependents") else []
@@ -149,14 +151,14 @@ def with_linked_pull(k: int, how: str) -> Callable[[FakeGitHub, GitHubTracker], 
             pr.body = "\n".join(f"Blocked by #{n}" for n in numbers)
         if how == "body-seen":
             pr.body = "\n".join(f"Blocked by #{n}" for n in numbers)
-            lifecycle.gate(make_tracker(fake), f"#{pr.number}")
+            lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}")
         return pr.number
 
     return setup
 
 
 def gate(fake: FakeGitHub, tracker: GitHubTracker, number: int) -> Any:
-    return lifecycle.gate(tracker, f"#{number}")
+    return lifecycle.gate(tracker, Config(), f"#{number}")
 
 
 def with_dependents(k: int) -> Callable[[FakeGitHub, GitHubTracker], Any]:
@@ -176,7 +178,7 @@ def resolve_by_comment(fake: FakeGitHub, tracker: GitHubTracker, _: Any) -> Any:
     posted = fake.add_comment(number, "/decide full_original", author="alice")
     fake.reset_log()
     outcome = handle_comment(
-        tracker, CONFIG, issue_number=number, comment_id=posted.id, body=posted.body, author="alice", now=NOW
+        tracker, CONFIG, issue_number=number, comment_id=posted.id, body=posted.body, actor=Actor("alice"), now=NOW
     )
     assert outcome.action == "resolved", outcome
     return outcome
@@ -207,7 +209,7 @@ def poll_unchanged(polls: int) -> Callable[[FakeGitHub, GitHubTracker, Any], Any
         before = fake.rate_remaining
         token = None
         for _ in range(polls):
-            decision, token = lifecycle.poll_answer(tracker, "billing-42-decision-refund", token)
+            decision, token = lifecycle.poll_answer(tracker, Config(), "billing-42-decision-refund", token)
             assert decision.state == "open"
         RATE_USED["wait"] = before - fake.rate_remaining
         return token
@@ -240,7 +242,7 @@ def with_dashboard(change: bool) -> Callable[[FakeGitHub, GitHubTracker], Any]:
 
 
 def resolve(fake: FakeGitHub, tracker: GitHubTracker, _: Any) -> Any:
-    outcome = lifecycle.resolve(tracker, CONFIG, "billing-42-decision-refund", "full_original", "alice", now=NOW)
+    outcome = lifecycle.resolve(tracker, CONFIG, "billing-42-decision-refund", "full_original", Actor("alice"), now=NOW)
     assert outcome.action == "resolved"
     return outcome
 

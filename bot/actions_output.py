@@ -36,7 +36,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import IO, Any, Literal
 
-from bot.text import escape_html, neutralize_mentions
+from bot.markdown import escape_html, neutralize_mentions
 
 AnnotationLevel = Literal["error", "warning", "notice", "debug"]
 

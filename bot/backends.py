@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from bot.config import CONFIG_PATH, Config, load_config, parse_config
-from bot.errors import InvalidInput
-from bot.tracker import Tracker
+from bot.core.config import CONFIG_PATH, Config, load_config, parse_config
+from bot.core.errors import InvalidInput
+from bot.core.tracker import Tracker
 
 BackendName = Literal["git", "github"]
 BACKENDS: tuple[BackendName, ...] = ("git", "github")
@@ -44,7 +44,7 @@ def open_backend(
         return Backend("git", tracker, config)
     if name == "github":
         from bot.trackers.github import GitHubTracker
-        from bot.trackers.github_client import client_from_env
+        from bot.trackers.github.client import client_from_env
 
         client = client_from_env(env)
         # A bot running as an ordinary user (a personal token) names its login, so its own comments

@@ -1,15 +1,15 @@
 """Owner commands typed in comments on decision issues (``issue_comment`` events).
 
-:func:`handle_comment` parses the comment (``bot.commands``: the first command wins), and runs the
+:func:`handle_comment` parses the comment (``bot.core.commands``: the first command wins), and runs the
 matching lifecycle rule. It never decides anything itself: authorization, answer checks and the
-upward-only rule all live in ``bot.lifecycle``, so ``/decide`` and ``parkbot resolve`` obey the same
+upward-only rule all live in ``bot.core.lifecycle``, so ``/decide`` and ``parkbot resolve`` obey the same
 rules.
 
 * The bot's own comments (anything that starts with a ``<!-- parkbot:`` marker, or written by one
   of the tracker's ``bot_logins``) and comments without a command are ignored: no reply, no request.
-* Answers (``/decide``, ``/answer``, ``/default``) go through :func:`bot.lifecycle.resolve`, with the
+* Answers (``/decide``, ``/answer``, ``/default``) go through :func:`bot.core.lifecycle.resolve`, with the
   comment's URL as the answer's ``source``; the resolution comment is the visible confirmation.
-* ``/escalate [to]`` moves the question one level up (:func:`bot.lifecycle.escalate`) when the
+* ``/escalate [to]`` moves the question one level up (:func:`bot.core.lifecycle.escalate`) when the
   config has a hierarchy; ``/return``, ``/accept`` and ``/override <n> <text>`` run their policy rules.
 * Every refusal (not an owner, unknown option, conflicting answer, not a decision issue, already
   resolved differently, malformed command) is a visible reply on the issue, keyed by the command
@@ -23,14 +23,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from bot import lifecycle
-from bot.commands import ANSWERING, Command, parse
-from bot.config import Config
-from bot.errors import BackendFailure, InvalidInput, ParkbotError, Refused
-from bot.models import Decision
-from bot.render import read_marker
-from bot.text import code_span, escape_markdown
-from bot.tracker import Tracker
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.commands import ANSWERING, Command, parse
+from bot.core.config import Config
+from bot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused
+from bot.core.models import Decision
+from bot.core.tracker import Tracker
+from bot.markdown import code_span, escape_markdown
+from bot.trackers.github.render import read_marker
 
 Action = Literal[
     "ignored",
@@ -86,13 +87,6 @@ class CommandResult:
         return data
 
 
-def _is_own(tracker: Any, body: str, author: str) -> bool:
-    if read_marker(body) is not None:
-        return True
-    own = {b.casefold() for b in getattr(tracker, "bot_logins", ()) or ()}
-    return author.casefold() in own
-
-
 def handle_comment(
     tracker: CommentTracker,
     config: Config,
@@ -100,13 +94,13 @@ def handle_comment(
     issue_number: int,
     comment_id: int | str,
     body: str,
-    author: str,
-    author_type: str = "User",
+    actor: Actor,
     now: datetime | None = None,
 ) -> CommandResult:
-    """Run the command in one comment (see the module docstring)."""
-    if _is_own(tracker, body or "", author):
+    """Run the command in one comment (see the module docstring); ``actor`` is who wrote it, as verified."""
+    if read_marker(body or "") is not None:
         return CommandResult("ignored", "own_comment")
+    author = actor.login
     command = parse(body or "")
     if command is None:
         return CommandResult("ignored", "no_command")
@@ -125,12 +119,9 @@ def handle_comment(
     decision = tracker.decision_at(issue_number)
     if decision is None:
         return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
-    if author_type == "Bot" and not author.casefold().endswith("[bot]"):
-        return refuse("not_authorized", f"{author} is a bot; only a human owner can answer a decision.", decision.id)
-
     source = tracker.comment_url(issue_number, comment_id)
     try:
-        return _run(tracker, config, command, decision, author, source, issue_number, key, now)
+        return _run(tracker, config, command, decision, actor, source, issue_number, key, now)
     except BackendFailure:
         raise
     except (Refused, InvalidInput) as exc:
@@ -144,13 +135,14 @@ def _run(
     config: Config,
     command: Command,
     decision: Decision,
-    author: str,
+    actor: Actor,
     source: str,
     issue_number: int,
     key: str,
     now: datetime | None,
 ) -> CommandResult:
     did = decision.id
+    author = actor.login
 
     def confirm(action: Action, text: str, outcome: Any) -> CommandResult:
         tracker.reply(issue_number, key, text)
@@ -159,7 +151,7 @@ def _run(
     if command.name in ANSWERING:
         assert command.arg is not None
         outcome = lifecycle.resolve(
-            tracker, config, did, command.arg, author, command=command.name, source=source, now=now
+            tracker, config, did, command.arg, actor, command=command.name, source=source, now=now
         )
         if outcome.action == "unchanged":
             return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
@@ -171,22 +163,22 @@ def _run(
                 "Answer the question, or answer with an explicit default (/default <option>).",
                 reason="no_hierarchy",
             )
-        moved = lifecycle.escalate(tracker, config, did, author, to=command.arg, now=now)
+        moved = lifecycle.escalate(tracker, config, did, actor, to=command.arg, now=now)
         return confirm(
             "escalated",
             f"Escalated by {code_span(author)}: {code_span(decision.owner)} → {code_span(moved.decision.owner)}.",
             moved,
         )
     if command.name == "return":
-        moved = lifecycle.return_to_requester(tracker, config, did, author, now=now)
+        moved = lifecycle.return_to_requester(tracker, config, did, actor, now=now)
         return confirm("returned", f"Returned by {code_span(author)} to {code_span(moved.decision.owner)}.", moved)
     if command.name == "accept":
-        done = lifecycle.accept_review(tracker, config, did, author, now=now)
+        done = lifecycle.accept_review(tracker, config, did, actor, now=now)
         return confirm("accepted", f"Assumptions accepted by {code_span(author)}.", done)
     # override
     assert command.number is not None
     assert command.arg is not None
-    changed = lifecycle.override_assumption(tracker, config, did, command.number, command.arg, author, now=now)
+    changed = lifecycle.override_assumption(tracker, config, did, command.number, command.arg, actor, now=now)
     return confirm(
         "overridden",
         f"Assumption {command.number} overridden by {code_span(author)}; dependents were told to rework.",

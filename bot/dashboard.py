@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from bot.errors import InvalidInput
-from bot.models import Decision, LogEntry, utcnow
+from bot.core.errors import InvalidInput
+from bot.core.models import Decision, LogEntry, utcnow
 from bot.report import compute_report, render_dashboard
 
 #: The dashboard issue's title.

@@ -8,10 +8,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.config import Config, Owners
-from bot.models import NeedsInput, parse_result
+from bot.core.config import Config, Owners
+from bot.core.models import NeedsInput, parse_result
 from bot.trackers.github import GitHubTracker
-from bot.trackers.github_client import GitHubSettings, RetryPolicy, build_client
+from bot.trackers.github.client import GitHubSettings, RetryPolicy, build_client
 from tests.fakegithub import FakeGitHub
 
 TOKEN = "ghs_contractharnesstoken000000000000000"

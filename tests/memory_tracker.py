@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.errors import ConcurrentChange, Refused
-from bot.lifecycle import evaluate_gate
-from bot.models import Answer, Decision, LogEntry
-from bot.tracker import GateResult, Location
+from bot.core.authority import Actor
+from bot.core.errors import ConcurrentChange
+from bot.core.models import Answer, Decision, LogEntry
+from bot.core.tracker import DependentState, GateResult, Location, Role
 
 
 class MemoryTracker:
@@ -27,6 +27,9 @@ class MemoryTracker:
         self.owner = owner
         self.teams: dict[str, set[str]] = {}
         self.log: list[LogEntry] = []
+        #: Repository roles and the authors of dependents, for the authorization rules.
+        self.roles: dict[str, Role] = {}
+        self.authors: dict[str, str] = {}
 
     def default_owner(self) -> str:
         return self.owner
@@ -43,25 +46,34 @@ class MemoryTracker:
     def location(self, decision: Decision) -> Location:
         return Location(backend="memory", path=decision.id)
 
-    def create(self, decision: Decision) -> Location:
+    def create(self, decision: Decision, log: LogEntry) -> Location:
         if decision.id in self.items:
             raise ConcurrentChange(f"{decision.id} appeared meanwhile")
         self.items[decision.id] = decision
+        self.log.append(log)
         self.writes += 1
         return self.location(decision)
 
-    def update(self, decision: Decision) -> Location:
+    def update(self, decision: Decision, log: LogEntry | None = None) -> Location:
         self.items[decision.id] = decision
+        if log is not None:
+            self.log.append(log)
         self.writes += 1
         return self.location(decision)
 
-    def block_dependents(self, decision: Decision) -> list[GateResult]:
-        return [self._publish(target) for target in decision.dependents]
+    def _states(self, decision: Decision) -> list[DependentState]:
+        return [
+            DependentState(target, tuple(d for d in self.linked_decisions(target) if d.id != decision.id))
+            for target in dict.fromkeys(decision.dependents)
+        ]
+
+    def block_dependents(self, decision: Decision) -> list[DependentState]:
+        return self._states(decision)
 
     def record_answer(self, decision: Decision, answer: Answer) -> None:
         existing = self.answers.get(decision.id)
         if existing is not None and not existing.same_answer(answer):
-            raise Refused("conflicting answer", reason="conflicting_answer")
+            raise ConcurrentChange(f"{decision.id} was answered differently meanwhile")
         if existing is None:
             self.answers[decision.id] = answer
             self.writes += 1
@@ -70,19 +82,18 @@ class MemoryTracker:
         for target in decision.dependents:
             self.notes[(target, decision.id)] = f"answered: {answer.value}"
 
-    def clear_blocking(self, decision: Decision) -> list[GateResult]:
-        return [
-            self._publish(target, evaluate_gate(target, self.linked_decisions(target), ignore=decision.id))
-            for target in decision.dependents
-        ]
+    def clear_blocking(self, decision: Decision) -> list[DependentState]:
+        return self._states(decision)
 
-    def close(self, decision: Decision, answer: Answer) -> None:
+    def close(self, decision: Decision, answer: Answer, log: LogEntry) -> None:
         current = self.items[decision.id]
         if current.state != "resolved":
+            self.log.append(log)
             self.items[decision.id] = current.model_copy(update={"state": "resolved", "answer": answer})
             self.writes += 1
 
-    def mark_abandoned(self, decision: Decision, reason: str) -> None:
+    def mark_abandoned(self, decision: Decision, reason: str, log: LogEntry) -> None:
+        self.log.append(log)
         self.items[decision.id] = self.items[decision.id].model_copy(update={"state": "abandoned"})
 
     def linked_decisions(self, target: str) -> list[Decision]:
@@ -92,11 +103,6 @@ class MemoryTracker:
 
     def publish_gate(self, result: GateResult) -> None:
         self.published[result.target] = result
-
-    def _publish(self, target: str, result: GateResult | None = None) -> GateResult:
-        result = result or evaluate_gate(target, self.linked_decisions(target))
-        self.publish_gate(result)
-        return result
 
     def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
         return iter([d for d in self.items.values() if state is None or d.state == state])
@@ -115,5 +121,11 @@ class MemoryTracker:
             return login.casefold() in {m.casefold() for m in self.teams.get(principal, set())}
         return login.casefold() == principal.casefold()
 
-    def permission_of(self, login: str, decision: Decision | None = None) -> str | None:
-        return None
+    def actor(self, claimed: str | None) -> Actor:
+        return Actor(claimed or self.owner, bot=(claimed or "").casefold().endswith("[bot]"))
+
+    def permission_of(self, login: str) -> Role | None:
+        return self.roles.get(login.casefold())
+
+    def dependent_authors(self, decision: Decision) -> frozenset[str]:
+        return frozenset(self.authors[t].casefold() for t in decision.dependents if t in self.authors)

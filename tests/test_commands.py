@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.commands import Command, parse, parse_all
+from bot.core.commands import Command, parse, parse_all
 
 
 @pytest.mark.parametrize(

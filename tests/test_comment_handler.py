@@ -6,12 +6,14 @@ from typing import Any
 
 import pytest
 
-from bot import lifecycle
 from bot.comment_handler import handle_comment
-from bot.config import Config, Owners
-from bot.models import DoneWithAssumptions, parse_result
-from bot.render import read_marker
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.config import Config, Owners
+from bot.core.models import DoneWithAssumptions, parse_result
 from bot.trackers.github import DECISION_LABEL, GitHubTracker
+from bot.trackers.github.access import is_bot_login
+from bot.trackers.github.render import read_marker
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, DID, NOW, make_tracker, needs_input
 
@@ -33,15 +35,14 @@ def handle(
     fake: FakeGitHub, number: int, comment_id: int, body: str, author: str, config: Config = CONFIG, **kw: Any
 ) -> Any:
     tracker: GitHubTracker = make_tracker(fake)
-    author_type = kw.pop("author_type", "Bot" if author.endswith("[bot]") else "User")
+    bot = kw.pop("author_type", "User") == "Bot" or is_bot_login(author)
     return handle_comment(
         tracker,
         config,
         issue_number=number,
         comment_id=comment_id,
         body=body,
-        author=author,
-        author_type=author_type,
+        actor=Actor(author, bot=bot),
         now=NOW,
         **kw,
     )

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Config, load_config, parse_config
-from bot.errors import InvalidInput
+from bot.core.config import Config, load_config, parse_config
+from bot.core.errors import InvalidInput
 
 EXAMPLE = """\
 owners:

@@ -38,6 +38,7 @@ def decide_payload(fake: Any, number: int, body: str, author: str = "alice") -> 
     payload["issue"].update(number=number, labels=labels_of(fake, number))
     user = fake.users[author.lower()]
     payload["comment"].update(id=posted.id, body=body, user={"login": user.login, "id": user.id, "type": "User"})
+    payload["sender"] = payload["comment"]["user"]
     return payload
 
 

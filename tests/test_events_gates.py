@@ -6,10 +6,11 @@ from typing import Any
 
 import pytest
 
-from bot import lifecycle
-from bot.errors import InvalidInput
+from bot.core import lifecycle
+from bot.core.config import Config
+from bot.core.errors import InvalidInput
+from bot.core.models import Answer
 from bot.events.merge_group import queued_pulls
-from bot.models import Answer
 from bot.trackers.github import RESOLVED_LABEL
 from tests.fakegithub.state import fake_sha
 from tests.github_support import CONFIG, DID, STATUS, make_tracker
@@ -138,7 +139,7 @@ def test_own_and_foreign_statuses_make_no_request(fake: Any) -> None:
 def test_reconcile_finishes_half_done_resolutions_and_regates(fake: Any, event: str) -> None:
     number, pull = blocked_pull(fake)
     tracker = make_tracker(fake)
-    lifecycle.gate(tracker, f"#{pull.number}")  # records the edge (label on the PR, dependents)
+    lifecycle.gate(tracker, Config(), f"#{pull.number}")  # records the edge (label on the PR, dependents)
     other = park(fake, key="shipping", title="Shipping", question="Ship now or later?")
     decision = make_tracker(fake).find(DID)
     assert decision is not None
@@ -146,7 +147,7 @@ def test_reconcile_finishes_half_done_resolutions_and_regates(fake: Any, event: 
         decision, Answer(value="full_original", kind="option", by="alice", at=decision.created_at)
     )
     second = fake.add_pull(title="Shipping", body=f"Blocked by #{other}", head_ref="shipping")
-    lifecycle.gate(make_tracker(fake), f"#{second.number}")
+    lifecycle.gate(make_tracker(fake), Config(), f"#{second.number}")
     fake.statuses.clear()  # a failed run lost them
 
     payload = webhook("schedule") if event == "schedule" else with_repository(webhook("workflow_dispatch"), fake)

@@ -6,11 +6,13 @@ from typing import Any
 
 import pytest
 
-from bot import lifecycle
-from bot.config import Config, Owners
-from bot.events.issues import REOPENED
-from bot.render import read_marker
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.config import Config, Owners
+from bot.core.lifecycle import REOPENED
 from bot.trackers.github import ABANDONED_LABEL, BLOCKING_LABEL, RESOLVED_LABEL
+from bot.trackers.github.render import read_marker
+from tests.contract.test_lifecycle_contract import NOW
 from tests.github_support import CONFIG, DID, make_tracker
 from tests.test_events_support import labels_of, park, run, webhook, with_repository
 
@@ -84,7 +86,7 @@ def test_closed_with_a_recorded_answer_finishes_the_resolution(fake: Any) -> Non
 
 def test_reopening_a_resolved_decision_is_refused(fake: Any) -> None:
     number = park(fake)
-    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "alice")
+    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
     reopen_by_hand(fake, number)
     outcome = run(fake, "issues", issues_event(fake, number, "reopened"))
     assert [(i.kind, i.action) for i in outcome.acted] == [("closed", "refused_reopen")]
@@ -98,7 +100,10 @@ def test_reopening_a_resolved_decision_is_refused(fake: Any) -> None:
 
 def test_reopening_an_abandoned_decision_asks_again(fake: Any) -> None:
     number = park(fake, ABANDON)
-    make_tracker(fake).mark_abandoned(make_tracker(fake).find(DID), "gave up")  # type: ignore[arg-type]
+    tracker = make_tracker(fake)
+    found = tracker.find(DID)
+    assert found is not None
+    tracker.mark_abandoned(found, "gave up", lifecycle.log_entry("abandoned", found, NOW))
     reopen_by_hand(fake, number)
     outcome = run(fake, "issues", issues_event(fake, number, "reopened"))
     assert [i.kind for i in outcome.acted] == ["reopened"]

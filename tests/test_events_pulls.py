@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from bot import lifecycle
-from bot.errors import InvalidInput
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.errors import InvalidInput
 from tests.git_helpers import make_repo, run_git
 from tests.github_support import CONFIG, DID, STATUS, make_tracker, needs_input_data
 from tests.test_events_support import park, run, webhook, with_repository
@@ -54,7 +55,7 @@ def test_gate_opens_once_the_decision_is_resolved(fake: Any) -> None:
     number = park(fake)
     pull = fake.add_pull(title="Refund flow", body=f"Depends on #{number}", head_ref="refund-flow")
     run(fake, "pull_request", pr_event(fake, pull.number))
-    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "alice")
+    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
     fake.push(pull.number)
     outcome = run(fake, "pull_request", pr_event(fake, pull.number, "synchronize"))
     assert outcome.gate_state == "open"
@@ -158,5 +159,5 @@ def test_pull_request_opened_after_the_push_is_blocked_by_what_the_push_parked(f
     assert outcome.gate_state == "blocked"
     assert fake.status_of(sha, STATUS).state == "pending"
     assert f"decision:{DID}" in fake.issues[pull.number].labels  # the link is recorded for later gates
-    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "alice")
+    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
     assert fake.status_of(sha, STATUS).state == "success"

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from bot.config import Config, Owners, Paths
-from bot.errors import InvalidInput
+from bot.core.authority import Actor
+from bot.core.config import Config, Owners, Paths
+from bot.core.errors import InvalidInput
 from bot.events.push import branch_origin, parse_inventory
 from tests.git_helpers import make_repo, run_git
 from tests.github_support import CONFIG, DID, STATUS, make_tracker, needs_input_data
@@ -188,11 +189,11 @@ def test_people_s_branches_keep_the_result_s_origin_and_silence_is_fine(fake: An
 
 
 def test_a_resolved_decision_still_on_the_branch_is_not_a_problem(fake: Any, repo: Path) -> None:
-    from bot import lifecycle
+    from bot.core import lifecycle
 
     sha = commit(repo, AGENT, {".parkbot/decisions/refund.json": result_json()})
     run(fake, "push", push_event(fake, AGENT, sha), repo_path=repo)
-    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "alice")
+    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
     later = commit(repo, AGENT, {"src/resumed.py": "print('resumed')\n"})
     outcome = run(fake, "push", push_event(fake, AGENT, later), repo_path=repo)
     assert outcome.exit_code == 0

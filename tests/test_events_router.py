@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bot.errors import InvalidInput
+from bot.core.errors import InvalidInput
 from bot.events import ROUTER, EventOutcome, handle_event, parse_payload
 from bot.events.base import Context, Event, Item, is_bot
 from bot.events.router import Router

@@ -14,9 +14,9 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from bot import lifecycle
 from bot.backends import Backend
-from bot.config import Config
+from bot.core import lifecycle
+from bot.core.config import Config
 from bot.events import EventOutcome, handle_event
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, NOW, TOKEN, make_tracker, needs_input

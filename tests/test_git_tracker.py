@@ -18,12 +18,13 @@ import pytest
 from click.testing import CliRunner
 
 import bot
-from bot import lifecycle
 from bot.cli import cli
-from bot.config import Config
-from bot.errors import BackendFailure, ConcurrentChange, ExitCode, InvalidInput, Refused
-from bot.models import Answer, LogEntry
-from bot.tracker import Tracker
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.config import Config
+from bot.core.errors import BackendFailure, ConcurrentChange, ExitCode, InvalidInput, Refused
+from bot.core.models import Answer, LogEntry
+from bot.core.tracker import Tracker
 from bot.trackers import git as gitmod
 from bot.trackers.git import GitTracker, decision_path, links_path, notes_path
 from tests.contract.test_lifecycle_contract import NOW, FailOnce
@@ -63,7 +64,7 @@ def park(tracker: Any, config: Config, **changes: Any) -> lifecycle.ParkOutcome:
 
 
 def resolve(tracker: Any, config: Config, answer: str = "full_original", did: str = DID) -> Any:
-    return lifecycle.resolve(tracker, config, did, answer, USER_EMAIL)
+    return lifecycle.resolve(tracker, config, did, answer, Actor(USER_EMAIL))
 
 
 def path_of(repo: git.Repo) -> Path:
@@ -131,10 +132,10 @@ def test_working_tree_index_and_head_are_never_touched(repo: git.Repo, config: C
     before = state()
     tracker = GitTracker(repo)
     park(tracker, config, dependents=["feature", "#7"])
-    assert lifecycle.gate(tracker, "branch:feature").state == "blocked"
+    assert lifecycle.gate(tracker, Config(), "branch:feature").state == "blocked"
     resolve(tracker, config)
     park(tracker, config, key="other", title="Other")
-    lifecycle.escalate(tracker, Config(hierarchy={USER_EMAIL: "boss"}), "billing-42-decision-other", USER_EMAIL)
+    lifecycle.escalate(tracker, Config(hierarchy={USER_EMAIL: "boss"}), "billing-42-decision-other", Actor(USER_EMAIL))
     assert state() == before
     assert (root / "README.md").read_text(encoding="utf-8") == "edited, not staged\n"
     assert commit_count(root) > 5
@@ -149,12 +150,10 @@ def test_history_reads_as_the_decision_history(repo: git.Repo, tracker: GitTrack
     resolve(tracker, config)
     subjects = backlog_subjects(path_of(repo))
     assert subjects == [
-        f"park: created {DID}",
-        f"log: parked {DID}",
+        f"park: created {DID}",  # the question-log line travels in the same commit
         f"resolve {DID} (1/4): record answer 'full_original' by {USER_EMAIL}",
         f"resolve {DID} (2/4): point 1 dependent(s) at the answer",
         f"resolve {DID} (3/4): clear blocking edges of branch:agent/billing-42",
-        f"log: resolved {DID}",
         f"resolve {DID} (4/4): close",
     ]
     trailers = run_git(path_of(repo), "log", "--format=%(trailers:key=Parkbot-Decision,valueonly)", REF)
@@ -179,7 +178,7 @@ def test_no_git_user_falls_back_to_parkbot_identity(tmp_path: Path, monkeypatch:
             park(tracker, Config())
         assert "git config user.email" in info.value.message
         decision = lifecycle.build_decision(needs_input(), "alice", datetime.now(UTC))
-        tracker.create(decision)
+        tracker.create(decision, lifecycle.log_entry("parked", decision, decision.created_at))
         author = run_git(path_of(repo), "log", "-1", "--format=%an <%ae>|%cn <%ce>", REF)
         assert author == "parkbot <parkbot@localhost>|parkbot <parkbot@localhost>"
         assert tracker.find(DID).owner == "alice"
@@ -220,7 +219,7 @@ def test_create_of_an_existing_decision_is_a_concurrent_change(tracker: GitTrack
     decision = park(tracker, config).decision
     before = commit_count(tracker.repo.working_tree_dir)
     with pytest.raises(ConcurrentChange):
-        tracker.create(decision)
+        tracker.create(decision, lifecycle.log_entry("parked", decision, decision.created_at))
     assert commit_count(tracker.repo.working_tree_dir) == before
 
 
@@ -255,14 +254,14 @@ def test_every_step_is_idempotent(tracker: GitTracker, config: Config) -> None:
         (tracker.record_answer, (decision, answer)),
         (tracker.point_dependents, (decision, answer)),
         (tracker.clear_blocking, (decision,)),
-        (tracker.close, (decision, answer)),
+        (tracker.close, (decision, answer, lifecycle.log_entry("resolved", decision, NOW))),
     ]:
         assert writes(step, *args) == 1
         assert writes(step, *args) == 0
     assert tracker.find(DID).state == "resolved"
-    with pytest.raises(Refused) as info:
+    # A different answer recorded meanwhile is a concurrent change: the lifecycle re-reads and refuses it.
+    with pytest.raises(ConcurrentChange):
         tracker.record_answer(decision, answer.model_copy(update={"value": "remaining"}))
-    assert info.value.reason == "conflicting_answer"
 
 
 def test_the_answer_is_recorded_before_the_decision_closes(tracker: GitTracker, config: Config) -> None:
@@ -289,7 +288,7 @@ def test_notes_point_each_dependent_at_the_answer_once(tracker: GitTracker, conf
             run_git(tracker.repo.working_tree_dir, "cat-file", "-e", f"{REF}:{links_path(target)}")
 
 
-@pytest.mark.parametrize("step", ["record_answer", "point_dependents", "clear_blocking", "append_log", "close"])
+@pytest.mark.parametrize("step", ["record_answer", "point_dependents", "clear_blocking", "close"])
 def test_an_interrupted_resolution_converges_without_duplicates(tracker: GitTracker, config: Config, step: str) -> None:
     root = tracker.repo.working_tree_dir
     commit_on_branch(root, "agent/x", "work that waits")
@@ -304,19 +303,19 @@ def test_an_interrupted_resolution_converges_without_duplicates(tracker: GitTrac
     assert resolve(tracker, config).action == "unchanged"
     steps = Counter(s.split(": ")[0] for s in backlog_subjects(root) if s.startswith("resolve "))
     assert steps == {f"resolve {DID} ({n}/4)": 1 for n in range(1, 5)}
-    assert lifecycle.gate(tracker, "branch:agent/x").state == "open"
+    assert lifecycle.gate(tracker, Config(), "branch:agent/x").state == "open"
     assert [d.id for d in tracker.iter_decisions()] == [DID]
 
 
 def test_abandoned_decisions_keep_blocking(tracker: GitTracker, config: Config) -> None:
     decision = park(tracker, config, dependents=["#3"]).decision
-    tracker.mark_abandoned(decision, "the owner said so")
+    tracker.mark_abandoned(decision, "the owner said so", lifecycle.log_entry("abandoned", decision, NOW))
     before = commit_count(tracker.repo.working_tree_dir)
-    tracker.mark_abandoned(decision, "again")
+    tracker.mark_abandoned(decision, "again", lifecycle.log_entry("abandoned", decision, NOW))
     assert commit_count(tracker.repo.working_tree_dir) == before
     assert tracker.find(DID).state == "abandoned"
     assert backlog_subjects(tracker.repo.working_tree_dir)[-1] == f"abandon {DID}: the owner said so"
-    assert lifecycle.gate(tracker, "#3").state == "blocked"
+    assert lifecycle.gate(tracker, Config(), "#3").state == "blocked"
     with pytest.raises(Refused):
         resolve(tracker, config)
 
@@ -331,31 +330,31 @@ def test_gate_through_trailers(repo: git.Repo, tracker: GitTracker, config: Conf
     target = "branch:agent/work"
     commit_on_branch(root, "agent/work", "first", trailers=[("Blocked-by", DID)])
     commit_on_branch(root, "agent/work", "second", trailers=[("Signed-off-by", "a <a@example.com>")])
-    gate = lifecycle.gate(tracker, target)
+    gate = lifecycle.gate(tracker, Config(), target)
     assert gate.state == "blocked"
     assert [d.id for d in gate.blocking] == [DID]
     resolve(tracker, config)
-    gate = lifecycle.gate(tracker, target)
+    gate = lifecycle.gate(tracker, Config(), target)
     assert gate.state == "open"
     assert [d.id for d in gate.resolved] == [DID]
     # two ids in one trailer, and the trailer key in another case
     commit_on_branch(root, "agent/work", "third", trailers=[("blocked-by", f"{DID}, billing-42-decision-currency")])
-    assert [d.id for d in lifecycle.gate(tracker, target).blocking] == ["billing-42-decision-currency"]
+    assert [d.id for d in lifecycle.gate(tracker, Config(), target).blocking] == ["billing-42-decision-currency"]
     # the same branch named as a full ref, or by its commit
-    assert lifecycle.gate(tracker, "branch:refs/heads/agent/work").state == "blocked"
+    assert lifecycle.gate(tracker, Config(), "branch:refs/heads/agent/work").state == "blocked"
     sha = run_git(root, "rev-parse", "agent/work")
-    assert lifecycle.gate(tracker, f"branch:{sha}").state == "blocked"
+    assert lifecycle.gate(tracker, Config(), f"branch:{sha}").state == "blocked"
 
 
 def test_an_unknown_decision_in_a_trailer_blocks(repo: git.Repo, tracker: GitTracker) -> None:
     commit_on_branch(path_of(repo), "agent/typo", "work", trailers=[("Blocked-by", "billing-42-decision-nope")])
-    gate = lifecycle.gate(tracker, "branch:agent/typo")
+    gate = lifecycle.gate(tracker, Config(), "branch:agent/typo")
     assert gate.state == "blocked"
     (placeholder,) = gate.blocking
     assert placeholder.id == "billing-42-decision-nope"
     assert placeholder.title == gitmod.UNKNOWN_TITLE
     commit_on_branch(path_of(repo), "agent/garbage", "work", trailers=[("Blocked-by", "#12 not/an/id")])
-    assert lifecycle.gate(tracker, "branch:agent/garbage").state == "blocked"
+    assert lifecycle.gate(tracker, Config(), "branch:agent/garbage").state == "blocked"
 
 
 def test_trailers_on_the_base_branch_do_not_count(repo: git.Repo, tracker: GitTracker, config: Config) -> None:
@@ -364,11 +363,11 @@ def test_trailers_on_the_base_branch_do_not_count(repo: git.Repo, tracker: GitTr
     commit_on_branch(root, "main", "merged long ago", trailers=[("Blocked-by", DID)])
     commit_on_branch(root, "agent/later", "unrelated work")
     assert tracker.base() == "refs/heads/main"
-    assert lifecycle.gate(tracker, "branch:agent/later").state == "open"
+    assert lifecycle.gate(tracker, Config(), "branch:agent/later").state == "open"
     # the base itself: all of its commits count
-    assert lifecycle.gate(tracker, "branch:main").state == "blocked"
+    assert lifecycle.gate(tracker, Config(), "branch:main").state == "blocked"
     # without any base, all of the branch's commits count
-    assert lifecycle.gate(GitTracker(repo, base="agent/later"), "branch:agent/later").state == "blocked"
+    assert lifecycle.gate(GitTracker(repo, base="agent/later"), Config(), "branch:agent/later").state == "blocked"
 
 
 def test_links_index_gates_pull_requests_and_branches(tracker: GitTracker, config: Config) -> None:
@@ -376,13 +375,13 @@ def test_links_index_gates_pull_requests_and_branches(tracker: GitTracker, confi
     outcome = park(tracker, config, dependents=["#12", "agent/not-pushed-yet"])
     assert [(g.target, g.state) for g in outcome.gates] == [(t, "blocked") for t in targets]
     park(tracker, config, key="other", title="Other", dependents=["#12"], blocking=False)
-    assert [d.id for d in lifecycle.gate(tracker, "#12").blocking] == [DID]
+    assert [d.id for d in lifecycle.gate(tracker, Config(), "#12").blocking] == [DID]
     assert {d.id for d in tracker.linked_decisions("12")} == {DID, "billing-42-decision-other"}
     with pytest.raises(InvalidInput, match="agent/not-pushed-yet"):
-        lifecycle.gate(tracker, "branch:agent/not-pushed-yet")  # asked directly: the branch must exist
+        lifecycle.gate(tracker, Config(), "branch:agent/not-pushed-yet")  # asked directly: the branch must exist
     outcome = resolve(tracker, config)
     assert [(g.target, g.state) for g in outcome.gates] == [(t, "open") for t in targets]
-    assert lifecycle.gate(tracker, "#12").state == "open"
+    assert lifecycle.gate(tracker, Config(), "#12").state == "open"
 
 
 def test_lookups_do_not_read_the_whole_backlog(repo: git.Repo, config: Config) -> None:
@@ -403,7 +402,7 @@ def test_lookups_do_not_read_the_whole_backlog(repo: git.Repo, config: Config) -
 
         cold._objects.raw = counting  # type: ignore[method-assign]
         assert cold.find("bulk-7-decision-q") is not None
-        assert lifecycle.gate(cold, "branch:agent/g").state == "blocked"
+        assert lifecycle.gate(cold, Config(), "branch:agent/g").state == "blocked"
         reads.append(counter["reads"])
     assert reads[0] == reads[1] <= 16
 
@@ -451,9 +450,9 @@ def test_endless_contention_is_a_backend_failure_that_is_safe_to_rerun(repo: git
 WORKER = textwrap.dedent(
     """
     import sys, time, pathlib
-    from bot import lifecycle
-    from bot.config import Config
-    from bot.models import parse_result
+    from bot.core import lifecycle
+    from bot.core.config import Config
+    from bot.core.models import parse_result
     from bot.trackers.git import GitTracker, _CasLost
 
     class Counting(GitTracker):
@@ -621,7 +620,7 @@ def test_sync_merges_two_clones(clones: list[git.Repo], config: Config) -> None:
         assert stored.state == "resolved"
         assert stored.answer.value == "full_original"
         assert set(stored.dependents) == {"#1", "#2"}
-        assert [d.id for d in lifecycle.gate(tracker, "#1").blocking] == ["billing-42-decision-currency"]
+        assert [d.id for d in lifecycle.gate(tracker, Config(), "#1").blocking] == ["billing-42-decision-currency"]
         assert [e.event for e in tracker.iter_log()].count("resolved") == 1
     assert ta.sync() == "up-to-date"
     assert run_git(path_of(a), "rev-parse", REF) == run_git(path_of(b), "rev-parse", REF)
@@ -679,9 +678,9 @@ def test_precedent_candidates_come_from_the_index_not_the_whole_log(tracker: Git
         did = lifecycle.park(
             tracker, needs_input(origin=f"other-{n}", key=f"k{n}", question=f"Unrelated {n}?"), config
         ).decision.id
-        lifecycle.resolve(tracker, config, did, "full_original", USER_EMAIL)
+        lifecycle.resolve(tracker, config, did, "full_original", Actor(USER_EMAIL))
     first = lifecycle.park(tracker, needs_input(origin="billing-41"), config).decision.id
-    lifecycle.resolve(tracker, config, first, "remaining", USER_EMAIL)
+    lifecycle.resolve(tracker, config, first, "remaining", Actor(USER_EMAIL))
     incoming = lifecycle.build_decision(needs_input(origin="billing-42"), "alice", NOW)
     candidates = list(tracker.iter_log(about=incoming))
     assert [(e.decision, e.answer) for e in candidates] == [(first, "remaining")]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from bot import lifecycle
-from bot.identity import decision_label
-from bot.models import Answer
-from bot.render import render_decision
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.config import Config
+from bot.core.models import Answer
 from bot.trackers.github import BRANCH_PREFIX, TRACKED_LABEL, GitHubTracker, branch_label
+from bot.trackers.github.labels import decision_label
+from bot.trackers.github.render import render_decision
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, DID, NOW, STATUS, make_tracker
 from tests.test_github_tracker import decision_issue, park, result
@@ -44,7 +46,7 @@ def test_a_pull_request_opened_after_the_decision_is_blocked_by_it(fake: FakeGit
 
     pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
     fake.reset_log()
-    result = lifecycle.gate(make_tracker(fake), f"#{pr.number}")
+    result = lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}")
     assert result.state == "blocked"
     assert [d.id for d in result.blocking] == [DID]
     assert status(fake, pr.number) == "pending"
@@ -56,11 +58,11 @@ def test_a_pull_request_opened_after_the_decision_is_blocked_by_it(fake: FakeGit
     assert again is not None
     assert f"#{pr.number}" in again.dependents
 
-    resolved = lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "alice")
+    resolved = lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
     assert [g.state for g in resolved.gates] == ["open"]
     assert status(fake, pr.number) == "success"
     assert branch_label(BRANCH) not in decision_issue(fake).labels  # a resolved decision leaves the index
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
 
 
 def test_the_branch_index_is_one_request_however_many_decisions(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -78,7 +80,7 @@ def test_the_branch_index_is_one_request_however_many_decisions(fake: FakeGitHub
         fake.add_issue(rendered.title, rendered.body, labels=labels, author=fake.login, state=state)
     pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
     fake.reset_log()
-    result_ = lifecycle.gate(make_tracker(fake), f"#{pr.number}")
+    result_ = lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}")
     assert len(result_.blocking) == 37  # odd i (75) except the resolved ones, i = 1 mod 4 (38)
     assert index_requests(fake) == 1
 
@@ -86,7 +88,7 @@ def test_the_branch_index_is_one_request_however_many_decisions(fake: FakeGitHub
 def test_other_branches_are_not_blocked(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park(tracker, dependents=[f"branch:{BRANCH}"])
     pr = fake.add_pull(title="Other work", head_ref="agent/other")
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
     assert status(fake, pr.number) == "success"
 
 
@@ -104,10 +106,10 @@ def test_an_abandoned_decision_keeps_blocking_the_branch(fake: FakeGitHub, track
     park(tracker, dependents=[f"branch:{BRANCH}"])
     decision = tracker.find(DID)
     assert decision is not None
-    tracker.mark_abandoned(decision, "nobody can answer")
+    tracker.mark_abandoned(decision, "nobody can answer", lifecycle.log_entry("abandoned", decision, NOW))
     assert branch_label(BRANCH) in decision_issue(fake).labels
     pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
 
 
 def test_parking_blocks_an_open_pull_request_of_the_branch_at_once(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -125,7 +127,7 @@ def test_parking_blocks_an_open_pull_request_of_the_branch_at_once(fake: FakeGit
 def test_gating_the_branch_itself_finds_it_too(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park(tracker, dependents=[f"branch:{BRANCH}"])
     pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
-    result = lifecycle.gate(make_tracker(fake), f"branch:{BRANCH}")
+    result = lifecycle.gate(make_tracker(fake), Config(), f"branch:{BRANCH}")
     assert result.state == "blocked"
     assert status(fake, pr.number) == "pending"
 
@@ -148,13 +150,13 @@ def test_reconcile_reaches_a_pull_request_the_park_missed(fake: FakeGitHub, trac
 def test_only_the_first_gate_of_a_pull_request_lists_the_branch_index(fake: FakeGitHub) -> None:
     pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
     fake.reset_log()
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
     assert index_requests(fake) == 1
     assert TRACKED_LABEL in fake.issues[pr.number].labels
     assert label_writes(fake, pr.number) == 1
 
     fake.reset_log()
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
     assert index_requests(fake) == 0
     assert label_writes(fake, pr.number) == 0
     assert fake.request_count == 4  # the pull, its commits, its native dependencies, the status
@@ -164,13 +166,13 @@ def test_the_first_gate_writes_the_mark_with_the_edges_it_found(fake: FakeGitHub
     park(tracker, dependents=[f"branch:{BRANCH}"])
     pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
     fake.reset_log()
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
     assert index_requests(fake) == 1
     assert label_writes(fake, pr.number) == 1  # decision:<id> and parkbot:tracked in one write
     assert {decision_label(DID), TRACKED_LABEL} <= set(fake.issues[pr.number].labels)
 
     fake.reset_log()
-    result_ = lifecycle.gate(make_tracker(fake), f"#{pr.number}")  # found by its label now
+    result_ = lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}")  # found by its label now
     assert [d.id for d in result_.blocking] == [DID]
     assert index_requests(fake) == 0
     assert status(fake, pr.number) == "pending"
@@ -178,7 +180,7 @@ def test_the_first_gate_writes_the_mark_with_the_edges_it_found(fake: FakeGitHub
 
 def test_a_decision_parked_after_the_first_gate_still_blocks(fake: FakeGitHub) -> None:
     pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
     assert TRACKED_LABEL in fake.issues[pr.number].labels
 
     outcome = park(make_tracker(fake), dependents=[f"branch:{BRANCH}"])  # park lists the branch's open PRs
@@ -186,7 +188,7 @@ def test_a_decision_parked_after_the_first_gate_still_blocks(fake: FakeGitHub) -
     assert decision_label(DID) in fake.issues[pr.number].labels
 
     fake.reset_log()
-    result_ = lifecycle.gate(make_tracker(fake), f"#{pr.number}")
+    result_ = lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}")
     assert [d.id for d in result_.blocking] == [DID]
     assert status(fake, pr.number) == "pending"
     assert index_requests(fake) == 0
@@ -198,31 +200,31 @@ def test_an_abandoned_decision_found_by_the_index_keeps_blocking_a_tracked_pr(
     park(tracker, dependents=[f"branch:{BRANCH}"])
     decision = tracker.find(DID)
     assert decision is not None
-    tracker.mark_abandoned(decision, "nobody can answer")
+    tracker.mark_abandoned(decision, "nobody can answer", lifecycle.log_entry("abandoned", decision, NOW))
     pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
     assert decision_label(DID) in fake.issues[pr.number].labels  # recorded, though the decision is closed
     fake.reset_log()
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
     assert index_requests(fake) == 0
 
 
 def test_gating_the_branch_always_reads_the_index(fake: FakeGitHub) -> None:
     """What the nightly reconcile and a revived decision rely on, even for a tracked pull request."""
     pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
-    lifecycle.gate(make_tracker(fake), f"#{pr.number}")
+    lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}")
     assert TRACKED_LABEL in fake.issues[pr.number].labels
     fake.issues[pr.number].state = "closed"  # closed while the decision is parked: park cannot find it
     park(make_tracker(fake), dependents=[f"branch:{BRANCH}"])
     fake.issues[pr.number].state = "open"
     assert decision_label(DID) not in fake.issues[pr.number].labels
 
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"  # tracked: the gap
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"  # tracked: the gap
     fake.reset_log()
-    assert lifecycle.gate(make_tracker(fake), f"branch:{BRANCH}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"branch:{BRANCH}").state == "blocked"
     assert index_requests(fake) == 1
     assert decision_label(DID) in fake.issues[pr.number].labels
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
 
 
 def test_a_reopened_pull_request_reads_the_index_again(fake: FakeGitHub) -> None:

@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bot import lifecycle
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.errors import BackendFailure
 from bot.dashboard import TITLE, changed_something, update_dashboard
-from bot.errors import BackendFailure
 from bot.events.base import Item
 from bot.report import DASHBOARD_MARKER
 from bot.trackers.github import DASHBOARD_LABEL, GitHubTracker
-from bot.trackers.github_client import RetryPolicy
+from bot.trackers.github.client import RetryPolicy
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import routes as fake_routes
 from tests.github_support import CONFIG, NOW, TOKEN, fake_github, make_tracker
@@ -73,7 +74,7 @@ def test_created_once_pinned_then_edited_in_place(fake: FakeGitHub, tracker: Git
 def test_a_resolved_decision_leaves_the_dashboard(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park_three(tracker)
     update_dashboard(make_tracker(fake), now=NOW)
-    lifecycle.resolve(make_tracker(fake), CONFIG, "billing-42-decision-refund", "full_original", "alice")
+    lifecycle.resolve(make_tracker(fake), CONFIG, "billing-42-decision-refund", "full_original", Actor("alice"))
     outcome = update_dashboard(make_tracker(fake), now=NOW)
     assert outcome.action == "updated"
     (issue,) = dashboards(fake)
@@ -186,7 +187,7 @@ def test_github_com_graphql_url(fake: FakeGitHub, tracker: GitHubTracker) -> Non
 
 
 def cli_env(fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    from bot.trackers import github_client
+    from bot.trackers.github import client as github_client
 
     real = github_client.client_from_env
     monkeypatch.setattr(github_client, "client_from_env", lambda env: real(env, policy=RetryPolicy.instant()))

@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bot import lifecycle
-from bot.config import Config, Owners
-from bot.errors import BackendFailure, Refused
-from bot.trackers.github_client import RetryPolicy, VirtualClock
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.config import Config, Owners
+from bot.core.errors import BackendFailure, Refused
+from bot.trackers.github.client import RetryPolicy, VirtualClock
 from tests.fakegithub import FakeGitHub
 from tests.github_support import DID, NOW, TOKEN, fake_github, make_tracker, needs_input
 
@@ -37,7 +38,7 @@ def seeded() -> tuple[FakeGitHub, list[int]]:
 
 
 def resolve(fake: FakeGitHub, answer: str = "full_original", **kw: Any) -> lifecycle.ResolveOutcome:
-    return lifecycle.resolve(make_tracker(fake, **kw), CONFIG, DID, answer, "alice", now=NOW)
+    return lifecycle.resolve(make_tracker(fake, **kw), CONFIG, DID, answer, Actor("alice"), now=NOW)
 
 
 def snapshot(fake: FakeGitHub) -> dict[str, Any]:
@@ -215,7 +216,7 @@ def test_token_never_appears_in_failures_logs_or_reprs(
 
 def test_cli_failure_output_hides_the_token(fake: FakeGitHub, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.cli import cli
-    from bot.trackers import github_client
+    from bot.trackers.github import client as github_client
 
     real = github_client.client_from_env
     monkeypatch.setattr(github_client, "client_from_env", lambda env: real(env, policy=RetryPolicy.instant()))

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from bot.errors import InvalidInput
-from bot.events.status import publish_commit_status
-from bot.models import Decision
+from bot.core.errors import InvalidInput
+from bot.core.models import Decision
+from bot.core.tracker import CommitGates
 from bot.trackers.github import GitHubTracker
 from tests.fakegithub import FakeGitHub
 from tests.github_support import DID, STATUS, make_tracker
@@ -61,29 +59,15 @@ def test_publish_status_refuses_what_github_would(
     assert fake.request_count == 0
 
 
-def test_commit_status_helper_uses_the_capability_and_nothing_else(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+def test_a_commit_failure_is_a_failing_status_cut_to_githubs_limit(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     commit = fake.add_commit(message="x")
-    assert publish_commit_status(tracker, commit.sha, "failure", "broken result file")
+    assert isinstance(tracker, CommitGates)
+    tracker.publish_commit_failure(commit.sha, "broken result file " + "x" * 300)
     status = fake.status_of(commit.sha, STATUS)
     assert status is not None
     assert status.state == "failure"
-
-    class OnlyAClient:  # what the removed fallback used to post through
-        client = tracker.client
-
-    assert publish_commit_status(OnlyAClient(), commit.sha, "success", "x") is False
-
-    calls: list[tuple[Any, ...]] = []
-
-    class Recorder:
-        def publish_status(self, *args: Any, **kwargs: Any) -> None:
-            calls.append((args, kwargs))
-
-    assert publish_commit_status(Recorder(), "abc1234", "pending", "a\nb" * 100)
-    ((args, kwargs),) = calls
-    assert args[:2] == ("abc1234", "pending")
-    assert len(args[2]) <= 140
-    assert kwargs == {"target_url": None}
+    assert status.description is not None
+    assert len(status.description) <= 140
 
 
 # --- the copy decision_at leaves for find -----------------------------------------------------------

@@ -7,12 +7,11 @@ from typing import Any
 
 import pytest
 
-from bot import lifecycle
-from bot.config import Config, Owners
-from bot.errors import ConcurrentChange, InvalidInput, Refused
-from bot.identity import decision_label
-from bot.models import NeedsInput
-from bot.render import parse_decision, read_marker, render_decision
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.config import Config, Owners
+from bot.core.errors import ConcurrentChange, InvalidInput, Refused
+from bot.core.models import NeedsInput
 from bot.trackers.github import (
     BLOCKING_LABEL,
     DECISION_LABEL,
@@ -21,10 +20,17 @@ from bot.trackers.github import (
     assignable_login,
     index_label,
 )
-from bot.trackers.github_client import GitHubSettings, build_client, client_from_env, settings_from_env
+from bot.trackers.github.client import GitHubSettings, build_client, client_from_env, settings_from_env
+from bot.trackers.github.labels import decision_label
+from bot.trackers.github.render import parse_decision, read_marker, render_decision
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import routes as fake_routes
 from tests.github_support import CONFIG, DID, NOW, TOKEN, fake_github, make_tracker, needs_input
+
+
+def _new(res: Any) -> tuple[Any, Any]:
+    decision = lifecycle.build_decision(res, "alice", NOW)
+    return decision, lifecycle.log_entry("parked", decision, NOW)
 
 
 def result(**changes: Any) -> NeedsInput:
@@ -144,12 +150,12 @@ def test_closed_without_the_resolved_label_is_abandoned(fake: FakeGitHub, tracke
     assert stored is not None
     assert stored.state == "abandoned"
     with pytest.raises(Refused, match="abandoned"):
-        lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "alice")
+        lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
 
 
 def test_mark_abandoned_closes_as_not_planned(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     decision = park(tracker).decision
-    tracker.mark_abandoned(decision, "the order was cancelled")
+    tracker.mark_abandoned(decision, "the order was cancelled", lifecycle.log_entry("abandoned", decision, NOW))
     issue = decision_issue(fake)
     assert (issue.state, issue.state_reason) == ("closed", "not_planned")
     assert "parkbot:abandoned" in issue.labels
@@ -158,7 +164,7 @@ def test_mark_abandoned_closes_as_not_planned(fake: FakeGitHub, tracker: GitHubT
 
 def test_resolution_closes_and_reads_back(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park(tracker)
-    lifecycle.resolve(tracker, CONFIG, DID, "full_original", "alice", now=NOW, source="cli")
+    lifecycle.resolve(tracker, CONFIG, DID, "full_original", Actor("alice"), now=NOW, source="cli")
     issue = decision_issue(fake)
     assert (issue.state, issue.state_reason) == ("closed", "completed")
     assert RESOLVED_LABEL in issue.labels
@@ -195,11 +201,11 @@ def test_the_issue_of_a_concurrent_filer_is_found_not_duplicated(fake: FakeGitHu
 
     def other_files_now(_: float) -> None:  # ... and files its issue while we wait
         other._claimed.add(DID)
-        other.create(lifecycle.build_decision(result(), "alice", NOW))
+        other.create(*_new(result()))
 
     tracker = make_tracker(fake, race_wait=0.5, sleep=other_files_now)
     with pytest.raises(ConcurrentChange):
-        tracker.create(lifecycle.build_decision(result(), "alice", NOW))
+        tracker.create(*_new(result()))
     tracker = make_tracker(fake, race_wait=0.5, sleep=lambda _: None)
     assert park(tracker).action == "unchanged"
     assert len([i for i in fake.issues.values() if DECISION_LABEL in i.labels]) == 1
@@ -209,7 +215,7 @@ def test_a_duplicate_from_a_lost_race_is_closed(fake: FakeGitHub) -> None:
     fake.add_label(decision_label(DID))
     first = make_tracker(fake)
     first._claimed.add(DID)
-    first.create(lifecycle.build_decision(result(), "alice", NOW))
+    first.create(*_new(result()))
     late = make_tracker(fake)  # its wait ran out before the first issue showed up
     real_pick = late._pick
     calls: list[str] = []
@@ -220,7 +226,7 @@ def test_a_duplicate_from_a_lost_race_is_closed(fake: FakeGitHub) -> None:
 
     late._pick = blind_once  # type: ignore[method-assign]
     with pytest.raises(ConcurrentChange, match="filed twice"):
-        late.create(lifecycle.build_decision(result(), "alice", NOW))
+        late.create(*_new(result()))
     assert len([i for i in fake.issues.values() if i.state == "open"]) == 1
     duplicate = max(fake.issues)
     assert (fake.issues[duplicate].state, fake.issues[duplicate].state_reason) == ("closed", "duplicate")
@@ -252,15 +258,15 @@ def test_body_link_is_recorded_so_deleting_it_does_not_unblock(fake: FakeGitHub,
     park(tracker)
     number = decision_issue(fake).number
     pr = fake.add_pull(title="work", body=f"Implements the refund.\n\nBlocked by #{number}")
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
     assert decision_label(DID) in pr.labels
     assert f"#{pr.number}" in parse_decision(decision_issue(fake).body).dependents
     pr.body = "Implements the refund."
-    gate = lifecycle.gate(make_tracker(fake), f"#{pr.number}")
+    gate = lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}")
     assert [d.id for d in gate.blocking] == [DID]
     pr.labels.clear()
     pr.blocked_by.clear()  # even with every PR-side trace gone, the decision side still knows
-    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "alice")
+    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
     assert status(fake, pr.number).state == "success"
 
 
@@ -268,7 +274,7 @@ def test_body_link_is_recorded_so_deleting_it_does_not_unblock(fake: FakeGitHub,
 def test_body_link_spellings(fake: FakeGitHub, tracker: GitHubTracker, phrase: str) -> None:
     park(tracker)
     pr = fake.add_pull(title="work", body=phrase.format(n=decision_issue(fake).number))
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
 
 
 def test_links_to_other_repositories_and_plain_issues_are_ignored(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -276,7 +282,7 @@ def test_links_to_other_repositories_and_plain_issues_are_ignored(fake: FakeGitH
     plain = fake.add_issue("just an issue")
     n = decision_issue(fake).number
     pr = fake.add_pull(title="work", body=f"Blocked by other/repo#{n} and Depends on #{plain.number}")
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
     assert status(fake, pr.number).description == "No open decisions"
 
 
@@ -284,13 +290,13 @@ def test_native_dependency_added_by_a_person_blocks(fake: FakeGitHub, tracker: G
     park(tracker)
     pr = fake.add_pull(title="work")
     pr.blocked_by.append(decision_issue(fake).id)
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
 
 
 def test_trailer_with_an_unknown_or_malformed_id_is_ignored(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park(tracker)
     pr = fake.add_pull(title="work", commits=[{"message": "x\n\nBlocked-by: nope\nBlocked-by: a-decision-b"}])
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
 
 
 def test_gate_stays_correct_after_a_push(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -298,17 +304,17 @@ def test_gate_stays_correct_after_a_push(fake: FakeGitHub, tracker: GitHubTracke
     park(tracker, dependents=[f"#{pr.number}"])
     fake.push(pr.number, message="more work")
     assert status(fake, pr.number) is None  # the new head has no status yet
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
     assert status(fake, pr.number).state == "pending"
 
 
 def test_reopening_a_resolved_decision_blocks_again(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     pr = fake.add_pull(title="work")
     park(tracker, dependents=[f"#{pr.number}"])
-    lifecycle.resolve(tracker, CONFIG, DID, "full_original", "alice")
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    lifecycle.resolve(tracker, CONFIG, DID, "full_original", Actor("alice"))
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
     decision_issue(fake).state = "open"
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
 
 
 def test_native_dependencies_unavailable_are_skipped(
@@ -323,29 +329,29 @@ def test_native_dependencies_unavailable_are_skipped(
     park(tracker, dependents=[f"#{pr.number}"])
     assert pr.blocked_by == []
     assert decision_label(DID) in pr.labels
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
-    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "alice")
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "open"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
+    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
 
 
 def test_branch_dependents_resolve_to_their_pull_request(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     pr = fake.add_pull(title="work", head_ref="agent/refund")
     park(tracker, dependents=["agent/refund"])
     assert status(fake, pr.number).state == "pending"
-    assert lifecycle.gate(make_tracker(fake), "branch:agent/refund").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), "branch:agent/refund").state == "blocked"
     assert park(tracker, dependents=["agent/none"]).gates[-1].details == {"note": "no open pull request"}
 
 
 def test_gate_of_something_that_is_not_a_pull_request(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     issue = fake.add_issue("plain")
     with pytest.raises(InvalidInput, match="not a pull request"):
-        lifecycle.gate(tracker, f"#{issue.number}")
+        lifecycle.gate(tracker, Config(), f"#{issue.number}")
 
 
 def test_pointer_comments_are_never_duplicated(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     pr = fake.add_pull(title="work")
     decision = park(tracker, dependents=[f"#{pr.number}"]).decision
-    outcome = lifecycle.resolve(tracker, CONFIG, DID, "full_original", "alice", now=NOW)
+    outcome = lifecycle.resolve(tracker, CONFIG, DID, "full_original", Actor("alice"), now=NOW)
     for _ in range(2):
         make_tracker(fake).point_dependents(decision, outcome.answer)
     pointers = [c for c in fake.comments.values() if c.issue_number == pr.number]
@@ -380,8 +386,8 @@ def test_team_owner_members_resolve(fake: FakeGitHub, tracker: GitHubTracker) ->
     config = Config(owners=Owners(default="@acme/leads"), precedents="off")
     park(tracker, config)
     with pytest.raises(Refused):
-        lifecycle.resolve(make_tracker(fake), config, DID, "full_original", "mallory")
-    assert lifecycle.resolve(make_tracker(fake), config, DID, "full_original", "lena").action == "resolved"
+        lifecycle.resolve(make_tracker(fake), config, DID, "full_original", Actor("mallory"))
+    assert lifecycle.resolve(make_tracker(fake), config, DID, "full_original", Actor("lena")).action == "resolved"
 
 
 def test_permission_route_only_when_configured_and_never_for_pr_authors(
@@ -392,13 +398,13 @@ def test_permission_route_only_when_configured_and_never_for_pr_authors(
     for login, role in (("wendy", "write"), ("paula", "admin"), ("rita", "read")):
         fake.set_permission(login, role)
     with pytest.raises(Refused):
-        lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "wendy")  # not configured
+        lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("wendy"))  # not configured
     config = CONFIG.model_copy(update={"repository_permission_resolves": "write"})
     with pytest.raises(Refused):
-        lifecycle.resolve(make_tracker(fake), config, DID, "full_original", "paula")  # the PR's author
+        lifecycle.resolve(make_tracker(fake), config, DID, "full_original", Actor("paula"))  # the PR's author
     with pytest.raises(Refused):
-        lifecycle.resolve(make_tracker(fake), config, DID, "full_original", "rita")  # too little
-    assert lifecycle.resolve(make_tracker(fake), config, DID, "full_original", "wendy").action == "resolved"
+        lifecycle.resolve(make_tracker(fake), config, DID, "full_original", Actor("rita"))  # too little
+    assert lifecycle.resolve(make_tracker(fake), config, DID, "full_original", Actor("wendy")).action == "resolved"
 
 
 def test_permission_of_reads_the_role(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -437,8 +443,8 @@ def test_log_is_read_back_from_issues_and_refusals(fake: FakeGitHub, tracker: Gi
         lifecycle.park(tracker, result(key=key, title=f"Q {key}"), config, now=NOW)
     with pytest.raises(Refused):
         lifecycle.park(tracker, result(key="d", title="Q d"), config, now=NOW)
-    lifecycle.escalate(tracker, config, "billing-42-decision-a", "alice", now=NOW)
-    lifecycle.resolve(tracker, config, "billing-42-decision-b", "full_original", "alice", now=NOW)
+    lifecycle.escalate(tracker, config, "billing-42-decision-a", Actor("alice"), now=NOW)
+    lifecycle.resolve(tracker, config, "billing-42-decision-b", "full_original", Actor("alice"), now=NOW)
     events = [(e.event, e.decision) for e in make_tracker(fake).iter_log()]
     assert sorted(events) == sorted(
         [
@@ -456,7 +462,7 @@ def test_log_is_read_back_from_issues_and_refusals(fake: FakeGitHub, tracker: Gi
 
 def test_precedent_candidates_come_from_index_labels(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park(tracker, origin="billing-41")
-    lifecycle.resolve(tracker, CONFIG, "billing-41-decision-refund", "full_original", "alice", now=NOW)
+    lifecycle.resolve(tracker, CONFIG, "billing-41-decision-refund", "full_original", Actor("alice"), now=NOW)
     park(tracker, origin="search-1", key="currency", title="Currency", question="Which currency?")
     about = lifecycle.build_decision(result(origin="billing-42"), "alice", NOW)
     fake.reset_log()
@@ -509,7 +515,7 @@ def test_github_enterprise_server_base_url() -> None:
         pr = fake.add_pull(title="work")
         outcome = park(tracker, dependents=[f"#{pr.number}"])
         assert outcome.location.url == f"https://ghe.example.com/acme/widgets/issues/{outcome.location.number}"
-        assert lifecycle.gate(GitHubTracker(client), f"#{pr.number}").state == "blocked"
+        assert lifecycle.gate(GitHubTracker(client), Config(), f"#{pr.number}").state == "blocked"
     fake.assert_no_violations()
     assert all(r.path.startswith("/repos/acme/widgets") for r in fake.requests)
 
@@ -547,11 +553,11 @@ def test_a_pr_known_only_by_its_label_is_still_cleared(fake: FakeGitHub, tracker
     """An edge whose write to the decision body was lost (concurrent edit) is found by the PR's label."""
     park(tracker)
     pr = fake.add_pull(title="work", labels=[decision_label(DID)])
-    assert lifecycle.gate(make_tracker(fake), f"#{pr.number}").state == "blocked"
+    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
     issue = decision_issue(fake)
     decision = parse_decision(issue.body).model_copy(update={"dependents": []})
     issue.body = render_decision(decision).body  # the recorded edge is gone from the decision side
-    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "alice")
+    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
     assert status(fake, pr.number).state == "success"
     assert any(c.issue_number == pr.number for c in fake.comments.values())
 

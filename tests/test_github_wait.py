@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot import lifecycle
 from bot.cli.policy import poller, wait_for_answer
-from bot.errors import NotFound
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.config import Config
+from bot.core.errors import NotFound
 from bot.trackers.github import GitHubTracker
-from bot.trackers.github_client import RetryPolicy
+from bot.trackers.github.client import RetryPolicy
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, DID, TOKEN, make_tracker
 from tests.memory_tracker import MemoryTracker
@@ -33,7 +35,7 @@ def test_waiting_while_nothing_changes_costs_one_unit_of_rate_limit(fake: FakeGi
     fake.reset_log()
     before = fake.rate_remaining
     clock = Clock()
-    assert wait_for_answer(poller(waiting, DID), 600, sleep=clock.sleep, clock=clock) is None
+    assert wait_for_answer(poller(waiting, Config(), DID), 600, sleep=clock.sleep, clock=clock) is None
     seen = polls(fake)
     assert len(seen) >= 10
     assert seen == [200] + [304] * (len(seen) - 1)
@@ -52,12 +54,12 @@ def test_an_answer_is_seen_on_the_next_poll(fake: FakeGitHub, tracker: GitHubTra
         clock.sleep(seconds)
         if len(clock.sleeps) == 4:  # the owner answers while the agent waits
             before = fake.rate_remaining
-            lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "alice")
+            lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
             used_by_others = before - fake.rate_remaining
 
     before = fake.rate_remaining
     fake.reset_log()
-    decision = wait_for_answer(poller(waiting, DID), 600, sleep=sleep, clock=clock)
+    decision = wait_for_answer(poller(waiting, Config(), DID), 600, sleep=sleep, clock=clock)
     assert decision is not None
     assert decision.state == "resolved"
     assert decision.answer is not None
@@ -88,14 +90,14 @@ def test_a_token_of_another_decision_is_not_used(fake: FakeGitHub, tracker: GitH
     park(tracker)
     park(tracker, key="shipping", title="Shipping", question="Ship now or later?")
     _, token = tracker.poll(DID)
-    other, _ = lifecycle.poll_answer(tracker, "billing-42-decision-shipping", token)
+    other, _ = lifecycle.poll_answer(tracker, Config(), "billing-42-decision-shipping", token)
     assert other.id == "billing-42-decision-shipping"
     assert polls(fake)[-1] == 200
 
 
 def test_polling_a_decision_that_does_not_exist(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     with pytest.raises(NotFound):
-        lifecycle.poll_answer(tracker, "billing-42-decision-nothing")
+        lifecycle.poll_answer(tracker, Config(), "billing-42-decision-nothing")
 
 
 def test_a_failed_poll_is_retried_like_any_request(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -111,15 +113,15 @@ def test_a_failed_poll_is_retried_like_any_request(fake: FakeGitHub, tracker: Gi
 def test_backends_without_poll_simply_re_read() -> None:
     memory = MemoryTracker()
     lifecycle.park(memory, result(), CONFIG)
-    decision, token = lifecycle.poll_answer(memory, DID)
+    decision, token = lifecycle.poll_answer(memory, Config(), DID)
     assert decision.id == DID
     assert token is None
-    assert lifecycle.poll_answer(memory, DID, token)[0] == decision
+    assert lifecycle.poll_answer(memory, Config(), DID, token)[0] == decision
 
 
 def test_the_wait_command_on_github(fake: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.cli import cli
-    from bot.trackers import github_client
+    from bot.trackers.github import client as github_client
 
     real = github_client.client_from_env
     monkeypatch.setattr(github_client, "client_from_env", lambda env: real(env, policy=RetryPolicy.instant()))
@@ -133,7 +135,7 @@ def test_the_wait_command_on_github(fake: FakeGitHub, tmp_path: Path, monkeypatc
     assert open_.exit_code == 1, open_.output
     assert json.loads(open_.stdout) == {"id": DID, "state": "open", "answer": None}
 
-    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", "alice")
+    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
     answered = CliRunner().invoke(cli, [*args, "--timeout", "1s"], env=env)
     assert answered.exit_code == 0, answered.output
     assert json.loads(answered.stdout)["answer"] == "full_original"

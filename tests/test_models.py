@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from bot.errors import InvalidInput
-from bot.models import (
+from bot.core.errors import InvalidInput
+from bot.core.models import (
     MAX_WORK_SO_FAR_BYTES,
     Done,
     DoneWithAssumptions,

@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
-from bot import lifecycle
-from bot.config import Config, Limits, Owners
-from bot.errors import ConcurrentChange, InvalidInput, Refused
-from bot.models import DoneWithAssumptions, LogEntry, parse_result
-from bot.policy import budget_refusal, find_precedent, normalize_question, origin_family
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.config import Config, Limits, Owners
+from bot.core.errors import ConcurrentChange, InvalidInput, Refused
+from bot.core.models import DoneWithAssumptions, LogEntry, parse_result
+from bot.core.policy import budget_refusal, find_precedent, normalize_question, origin_family
 from tests.contract.test_lifecycle_contract import NOW, result
 from tests.memory_tracker import MemoryTracker
 
@@ -94,12 +95,12 @@ class RacingTracker(MemoryTracker):
         super().__init__()
         self.times = times
 
-    def create(self, decision: Any) -> Any:
+    def create(self, decision: Any, log: Any) -> Any:
         if self.times > 0:
             self.times -= 1
             self.items[decision.id] = decision
             raise ConcurrentChange("filed meanwhile")
-        return super().create(decision)
+        return super().create(decision, log)
 
 
 def test_park_rereads_after_losing_a_race_and_updates_the_winner() -> None:
@@ -114,7 +115,7 @@ def test_park_gives_up_after_bounded_contention() -> None:
         def find(self, decision_id: str) -> None:
             return None
 
-        def create(self, decision: Any) -> Any:
+        def create(self, decision: Any, log: Any) -> Any:
             raise ConcurrentChange("filed meanwhile")
 
     with pytest.raises(ConcurrentChange):
@@ -125,18 +126,18 @@ def test_bad_ids_and_empty_answers_are_invalid() -> None:
     tracker = MemoryTracker()
     lifecycle.park(tracker, result(), Config(), now=NOW)
     with pytest.raises(InvalidInput, match="not a decision id"):
-        lifecycle.resolve(tracker, Config(), "no separator", "x", "alice")
+        lifecycle.resolve(tracker, Config(), "no separator", "x", Actor("alice"))
     with pytest.raises(InvalidInput, match="empty"):
-        lifecycle.resolve(tracker, Config(), DECISION.id, "   ", "alice")
+        lifecycle.resolve(tracker, Config(), DECISION.id, "   ", Actor("alice"))
 
 
 def test_closed_decisions_do_not_escalate() -> None:
     tracker = MemoryTracker()
     config = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol"})
     lifecycle.park(tracker, result(), config, now=NOW)
-    lifecycle.resolve(tracker, config, DECISION.id, "full_original", "alice")
+    lifecycle.resolve(tracker, config, DECISION.id, "full_original", Actor("alice"))
     with pytest.raises(Refused, match="only open questions escalate"):
-        lifecycle.escalate(tracker, config, DECISION.id, "alice")
+        lifecycle.escalate(tracker, config, DECISION.id, Actor("alice"))
 
 
 def review(title: str | None = None) -> DoneWithAssumptions:
@@ -153,12 +154,12 @@ def test_review_item_identity_rules() -> None:
     did = lifecycle.park_review(tracker, review(), config).decision.id
     with pytest.raises(Refused, match="identity collision"):
         lifecycle.park_review(tracker, review(title="Another review"), config)
-    assert lifecycle.accept_review(tracker, config, did, "alice").action == "resolved"
-    assert lifecycle.accept_review(tracker, config, did, "alice").action == "unchanged"
-    with pytest.raises(Refused, match="already accepted"):
+    assert lifecycle.accept_review(tracker, config, did, Actor("alice")).action == "resolved"
+    assert lifecycle.accept_review(tracker, config, did, Actor("alice")).action == "unchanged"
+    with pytest.raises(Refused, match="already resolved"):
         lifecycle.park_review(tracker, review(), config)
     with pytest.raises(Refused, match="overrides are taken while it is open"):
-        lifecycle.override_assumption(tracker, config, did, 1, "USD", "alice")
+        lifecycle.override_assumption(tracker, config, did, 1, "USD", Actor("alice"))
 
 
 def test_clock_defaults_are_aware_utc() -> None:

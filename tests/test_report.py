@@ -19,8 +19,8 @@ from pydantic import BaseModel
 from bot.cli import report as report_cli
 from bot.cli.common import State
 from bot.cli.report import REPORT_COMMANDS, parse_since, report, with_progress
-from bot.errors import InvalidInput
-from bot.models import Answer, Decision, Escalation, LogEntry, Option
+from bot.core.errors import InvalidInput
+from bot.core.models import Answer, Decision, Escalation, LogEntry, Option
 from bot.report import (
     DASHBOARD_MARKER,
     Report,

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import text
+from bot import markdown
+from bot.trackers.github import text
 
 # What GitHub turns into a mention: an @ directly followed by a login or org/team character.
 MENTION = re.compile(r"@[A-Za-z0-9_]")
@@ -25,32 +26,34 @@ json_values = st.recursive(
     ["@alice please look", "cc @acme/leads", "(@bob)", "mail a@b.example", "@@carol", "@_x", "`@dave`"],
 )
 def test_mentions_are_neutralized(raw: str) -> None:
-    safe = text.neutralize_mentions(raw)
+    safe = markdown.neutralize_mentions(raw)
     assert not MENTION.search(safe)
-    assert safe.replace(text.ZWJ, "") == raw  # reads the same
+    assert safe.replace(markdown.ZWJ, "") == raw  # reads the same
 
 
 @given(st.text())
 def test_no_mention_survives_any_text(raw: str) -> None:
-    assert not MENTION.search(text.escape_markdown(raw))
-    assert not MENTION.search(text.table_cell(raw))
+    assert not MENTION.search(markdown.escape_markdown(raw))
+    assert not MENTION.search(markdown.table_cell(raw))
 
 
 @given(st.text())
 def test_escaped_text_holds_no_tag_and_no_comment_delimiter(raw: str) -> None:
-    safe = text.escape_markdown(raw)
+    safe = markdown.escape_markdown(raw)
     assert "<" not in safe
     assert ">" not in safe
     assert "-->" not in safe
 
 
 def test_html_is_shown_not_interpreted() -> None:
-    assert text.escape_html("<script>x</script> & <!-- -->") == ("&lt;script&gt;x&lt;/script&gt; &amp; &lt;!-- --&gt;")
+    assert markdown.escape_html("<script>x</script> & <!-- -->") == (
+        "&lt;script&gt;x&lt;/script&gt; &amp; &lt;!-- --&gt;"
+    )
 
 
 @given(st.text())
 def test_table_cell_is_one_line_without_bare_pipes(raw: str) -> None:
-    cell = text.table_cell(raw)
+    cell = markdown.table_cell(raw)
     assert "\n" not in cell
     assert "\r" not in cell
     assert not re.search(r"(?<!\\)(?:\\\\)*\|", cell)
@@ -86,22 +89,22 @@ def test_unpack_rejects_garbage() -> None:
 
 @given(st.text(), st.integers(min_value=0, max_value=200))
 def test_truncate_respects_the_limit(raw: str, limit: int) -> None:
-    cut = text.truncate(raw, limit)
+    cut = markdown.truncate(raw, limit)
     assert len(cut) <= limit
     if len(raw) <= limit:
         assert cut == raw
     elif limit > 1:
-        assert cut.endswith(text.ELLIPSIS)
+        assert cut.endswith(markdown.ELLIPSIS)
 
 
 def test_one_line_for_titles_and_status_descriptions() -> None:
-    assert text.one_line("a\n  b\tc", 140) == "a b c"
-    assert len(text.one_line("x" * 500, text.STATUS_DESCRIPTION_LIMIT)) == 140
+    assert markdown.one_line("a\n  b\tc", 140) == "a b c"
+    assert len(markdown.one_line("x" * 500, text.STATUS_DESCRIPTION_LIMIT)) == 140
 
 
 @given(st.text())
 def test_code_block_cannot_be_closed_by_its_content(raw: str) -> None:
-    block = text.code_block(raw, "json")
+    block = markdown.code_block(raw, "json")
     fence = block.split("\n", 1)[0].removesuffix("json")
     inner = block[len(fence) + len("json") + 1 : -len(fence)]
     assert not re.search(rf"^ {{0,3}}{fence}", inner, re.M)
@@ -109,7 +112,7 @@ def test_code_block_cannot_be_closed_by_its_content(raw: str) -> None:
 
 @given(st.text())
 def test_code_span_content_cannot_escape(raw: str) -> None:
-    span = text.code_span(raw)
+    span = markdown.code_span(raw)
     fence = re.match(r"`+", span).group(0)  # type: ignore[union-attr]
     assert span.endswith(fence)
     inner = span[len(fence) : -len(fence)]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.cli.policy import MAX_POLL_SECONDS, Interrupted, parse_duration, wait_for_answer
-from bot.errors import InvalidInput
-from bot.lifecycle import build_decision
+from bot.core.errors import InvalidInput
+from bot.core.lifecycle import build_decision
 from tests.contract.test_lifecycle_contract import NOW, result
 
 

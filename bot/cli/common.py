@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 import click
 
 from bot.backends import BACKENDS, Backend, open_backend
-from bot.errors import ExitCode, InvalidInput, ParkbotError
+from bot.core.authority import Actor
+from bot.core.errors import ExitCode, InvalidInput, ParkbotError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -101,9 +102,9 @@ def by_option(verb: str) -> Callable[[F], F]:
     )
 
 
-def actor(state: State, by: str | None, verb: str) -> str:
-    """The ``--by`` login, else (git only) the git user; GitHub always needs it said."""
-    who = by or (state.backend.tracker.default_owner() if state.backend.name == "git" else None)
-    if not who:
-        raise InvalidInput(f"say who {verb} with --by LOGIN (or PARKBOT_ACTOR)")
-    return who
+def actor(state: State, by: str | None, verb: str) -> Actor:
+    """Who acts: what the backend can tell from its own credentials and ``--by`` (see ``Tracker.actor``)."""
+    try:
+        return state.backend.tracker.actor(by)
+    except InvalidInput as exc:
+        raise InvalidInput(f"say who {verb} with --by LOGIN (or PARKBOT_ACTOR): {exc.message}") from None

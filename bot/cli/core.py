@@ -9,12 +9,12 @@ from typing import Any
 
 import click
 
-from bot import lifecycle
 from bot.cli.common import State, actor, backend_options, by_option, emit
-from bot.errors import ExitCode, InvalidInput, NotFound
-from bot.lifecycle import gate_dict
-from bot.models import Decision, Done, DoneWithAssumptions, Failed, NeedsInput, parse_result, result_json_schema
-from bot.tracker import GateResult
+from bot.core import lifecycle
+from bot.core.errors import ExitCode, InvalidInput, NotFound
+from bot.core.lifecycle import gate_dict
+from bot.core.models import Decision, Done, DoneWithAssumptions, Failed, NeedsInput, parse_result, result_json_schema
+from bot.core.tracker import GateResult, Syncing
 
 MAX_INPUT_BYTES = 2 * 1024 * 1024
 
@@ -189,7 +189,7 @@ def gate(state: State, pull_request: str | None, ref: str | None) -> None:
         target = f"#{int(number)}"
     else:
         target = f"branch:{ref}"
-    result = lifecycle.gate(state.backend.tracker, target)
+    result = lifecycle.gate(state.backend.tracker, state.backend.config, target)
     emit(state, gate_dict(result), _gate_text(result))
     if result.blocking:
         sys.exit(int(ExitCode.BLOCKED))
@@ -213,9 +213,11 @@ def show(state: State, decision_id: str) -> None:
     Example:
       parkbot show billing-42-decision-refund --json
     """
-    tracker = state.backend.tracker
-    decision = lifecycle.answer_of(tracker, decision_id)
-    answer = decision.answer or (tracker.recorded_answer(decision) if decision.state == "open" else None)
+    tracker, config = state.backend.tracker, state.backend.config
+    decision = lifecycle.answer_of(tracker, config, decision_id)
+    answer = decision.answer or (
+        lifecycle.recorded_answer(tracker, config, decision) if decision.state == "open" else None
+    )
     data = decision_dict(decision) | tracker.location(decision).as_dict()
     if answer is not None:
         data["answer"] = answer.model_dump(mode="json", exclude_none=True)
@@ -328,10 +330,10 @@ def sync(state: State, remote: str) -> None:
       parkbot sync --remote origin        # prints up-to-date, fetched, pushed or merged
     """
     backend = state.backend
-    share = getattr(backend.tracker, "sync", None)
-    if backend.name != "git" or share is None:
+    tracker = backend.tracker
+    if not isinstance(tracker, Syncing):
         raise InvalidInput("sync shares the embedded git backlog; on GitHub the issues are already shared")
-    action = share(remote)
+    action = tracker.sync(remote)
     emit(state, {"remote": remote, "action": action}, f"{backend.config.backlog_ref} <-> {remote}: {action}")
 
 

@@ -26,7 +26,7 @@ import click
 
 from bot.actions_output import Actions, append_summary, md, md_code, table, write_outputs
 from bot.backends import open_backend
-from bot.errors import InvalidInput, ParkbotError
+from bot.core.errors import InvalidInput, ParkbotError
 from bot.events import EventOutcome, parse_payload
 from bot.events import handle_event as route_event
 from bot.events.base import Item

@@ -12,11 +12,12 @@ from typing import Any
 
 import click
 
-from bot import lifecycle
 from bot.cli.common import State, actor, backend_options, by_option, emit
-from bot.errors import ExitCode, InvalidInput
-from bot.models import Decision
-from bot.tracker import PollToken, Tracker
+from bot.core import lifecycle
+from bot.core.config import Config
+from bot.core.errors import ExitCode, InvalidInput
+from bot.core.models import Decision
+from bot.core.tracker import PollToken, Tracker
 
 #: Polling starts quick and backs off, so a long wait costs few requests (and on GitHub,
 #: conditional requests make an unchanged poll free of rate limit).
@@ -62,18 +63,18 @@ def wait_for_answer(
         interval = min(interval * 2, MAX_POLL_SECONDS)
 
 
-def poller(tracker: Tracker, decision_id: str) -> Callable[[], Decision]:
+def poller(tracker: Tracker, config: Config, decision_id: str) -> Callable[[], Decision]:
     """One poll per call, each handing the backend what the previous one saw.
 
     On GitHub this makes every poll after the first a conditional request (``If-None-Match``), which
     costs no rate limit while the decision is unchanged; elsewhere each poll re-reads
-    (:func:`bot.lifecycle.poll_answer`).
+    (:func:`bot.core.lifecycle.poll_answer`).
     """
     token: PollToken | None = None
 
     def poll() -> Decision:
         nonlocal token
-        decision, token = lifecycle.poll_answer(tracker, decision_id, token)
+        decision, token = lifecycle.poll_answer(tracker, config, decision_id, token)
         return decision
 
     return poll
@@ -106,7 +107,7 @@ def wait(state: State, decision_id: str, timeout: str) -> None:
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
     click.echo(f"parkbot: waiting up to {timeout} for an answer to {decision_id}", err=True)
     try:
-        decision = wait_for_answer(poller(tracker, decision_id), seconds)
+        decision = wait_for_answer(poller(tracker, state.backend.config, decision_id), seconds)
     except (Interrupted, KeyboardInterrupt):
         decision = None
         click.echo("parkbot: interrupted while waiting; the question stays parked", err=True)
@@ -132,7 +133,7 @@ def resume(state: State, decision_id: str) -> None:
     Example:
       parkbot resume billing-42-decision-refund --json > context.json
     """
-    decision = lifecycle.answer_of(state.backend.tracker, decision_id)
+    decision = lifecycle.answer_of(state.backend.tracker, state.backend.config, decision_id)
     context = lifecycle.resume_context(decision)
     text = _resume_text(context)
     emit(state, context, text)

@@ -11,10 +11,10 @@ from typing import TypeVar
 import click
 
 from bot.cli.common import State, backend_options
-from bot.errors import InvalidInput
-from bot.models import LogEntry, utcnow
+from bot.core.errors import InvalidInput
+from bot.core.models import LogEntry, utcnow
+from bot.core.tracker import Tracker
 from bot.report import FORMATS, run_report
-from bot.tracker import Tracker
 
 T = TypeVar("T")
 

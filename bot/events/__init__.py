@@ -13,7 +13,7 @@
 
 Each module keeps its own :class:`~bot.events.router.Router` (as bedevere does); :data:`ROUTER`
 joins them. :func:`handle_event` is the one entry point: unknown events and actions come back as an
-outcome with a one-line notice (exit 0), malformed payloads raise :class:`~bot.errors.InvalidInput`
+outcome with a one-line notice (exit 0), malformed payloads raise :class:`~bot.core.errors.InvalidInput`
 (exit 2), and the backend is opened only when a handler needs it, so an event the payload shows to
 be irrelevant makes no API call at all. Reading the environment is the CLI's job
 (:mod:`bot.cli.events`), not this package's.
@@ -33,8 +33,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from bot.core.errors import InvalidInput
 from bot.dashboard import changed_something
-from bot.errors import InvalidInput
 from bot.events import checks, comments, issues, merge_group, pulls, push, reconcile
 from bot.events.base import Context, Event, Item, TrackerFactory
 from bot.events.router import Router

@@ -1,7 +1,7 @@
 """What every event handler shares: the event, its context, and the items a handler reports.
 
 * :class:`Event` wraps the webhook payload and reads it strictly: :meth:`Event.get` names the
-  missing or mistyped key (``comment.user.login``) in an :class:`~bot.errors.InvalidInput`, so a
+  missing or mistyped key (``comment.user.login``) in an :class:`~bot.core.errors.InvalidInput`, so a
   malformed payload exits 2 with a message instead of a stack trace.
 * :class:`Context` opens the backend only when a handler first asks for it: an event that the
   payload alone shows to be irrelevant costs no API call at all.
@@ -17,10 +17,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from bot.config import CONFIG_PATH, Config, parse_config
+from bot.core.config import CONFIG_PATH, Config, parse_config
+from bot.core.errors import InvalidInput, ParkbotError
+from bot.core.tracker import GateResult, Tracker
 from bot.dashboard import supports_dashboard, update_dashboard
-from bot.errors import InvalidInput, ParkbotError
-from bot.tracker import GateResult, Tracker
 
 #: The label every decision issue carries (``bot.trackers.github.DECISION_LABEL``).
 DECISION_LABEL = "parkbot:decision"

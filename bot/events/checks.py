@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bot.errors import InvalidInput
+from bot.core.errors import InvalidInput
 from bot.events.base import Context, Event, Item, ignored, is_bot
 from bot.events.pulls import gate_head
 from bot.events.router import Router
-from bot.render import STATUS_CONTEXT
+from bot.trackers.github.render import STATUS_CONTEXT
 
 router = Router()
 

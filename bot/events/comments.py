@@ -5,8 +5,11 @@ cost no API call at all:
 
 * comments on pull requests (``issue.pull_request`` is present);
 * comments by bots, the bot's own included (``comment.user.type == "Bot"`` or a ``[bot]`` login);
+* a comment created or edited by anyone but its author: the actor of a command is the account that
+  performed the act, the event's ``sender``, and an edit of someone else's comment is never a
+  command (GitHub lets anyone with write access edit any comment);
 * comments on issues that are not decisions (no ``parkbot:decision`` label in ``issue.labels``);
-* comments with no command in them (:func:`bot.commands.parse`, the same parser the handler uses).
+* comments with no command in them (:func:`bot.core.commands.parse`, the same parser the handler uses).
 
 The rest goes to :func:`bot.comment_handler.handle_comment`, which authorizes the author, runs the
 lifecycle and replies on the issue.
@@ -14,8 +17,9 @@ lifecycle and replies on the issue.
 
 from __future__ import annotations
 
-from bot import commands
 from bot.comment_handler import CommandResult, handle_comment
+from bot.core import commands
+from bot.core.authority import Actor
 from bot.events.base import DECISION_LABEL, Context, Event, Item, gate_item, ignored, is_bot
 from bot.events.router import Router
 
@@ -39,10 +43,18 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
     body = event.get("comment.body", str, default="")
     user = event.get("comment.user", dict)
     login = event.get("comment.user.login", str)
+    sender = event.get("sender", dict)
+    sender_login = event.get("sender.login", str)
     if event.get("issue.pull_request", dict, default=None) is not None:
         return ignored(f"comment on pull request #{number}: parkbot only reads commands on decision issues")
-    if is_bot(user):
-        return ignored(f"comment {comment_id} on #{number} is by a bot ({login})")
+    if is_bot(user) or is_bot(sender):
+        return ignored(f"comment {comment_id} on #{number} is by a bot ({sender_login})")
+    if sender_login.casefold() != login.casefold():
+        verb = "edited" if event.action == "edited" else "sent"
+        return ignored(
+            f"comment {comment_id} on #{number} by {login} was {verb} by {sender_login}: only a comment's own "
+            "author's act is a command"
+        )
     if not event.has_label("issue", DECISION_LABEL):
         return ignored(f"#{number} is not a decision issue (no {DECISION_LABEL} label)")
     if commands.parse(body) is None:
@@ -54,8 +66,7 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
         issue_number=number,
         comment_id=comment_id,
         body=body,
-        author=login,
-        author_type=str(user.get("type") or "User"),
+        actor=Actor(sender_login),
         now=ctx.now,
     )
     return _items(result, number)

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import re
 
-from bot import lifecycle
-from bot.errors import InvalidInput
+from bot.core import lifecycle
+from bot.core.errors import InvalidInput
+from bot.core.tracker import CommitGates
 from bot.events.base import Context, Event, Item
 from bot.events.router import Router
-from bot.events.status import publish_commit_status
-from bot.render import gate_description
 
 router = Router()
 
@@ -44,11 +43,14 @@ def on_merge_group(event: Event, ctx: Context) -> list[Item]:
     numbers = queued_pulls(head_ref)
     linked = []
     for number in numbers:
-        linked += ctx.tracker.linked_decisions(f"#{number}")
+        linked += lifecycle.linked(ctx.tracker, ctx.config, f"#{number}")
     target = f"merge_group:{head_sha}"
     result = lifecycle.evaluate_gate(target, linked)
     state = "failure" if result.blocking else "success"
-    published = publish_commit_status(ctx.tracker, head_sha, state, gate_description(result))
+    tracker = ctx.tracker
+    published = isinstance(tracker, CommitGates)
+    if isinstance(tracker, CommitGates):
+        tracker.publish_commit_gate(head_sha, result, blocked_fails=True)
     pulls = ", ".join(f"#{n}" for n in numbers)
     blocking = [d.id for d in result.blocking]
     message = (

@@ -17,8 +17,10 @@ the gate fails closed and says how to check the head out.
 
 from __future__ import annotations
 
-from bot import lifecycle
-from bot.errors import InvalidInput
+from bot.core import lifecycle
+from bot.core.errors import InvalidInput
+from bot.core.models import Decision, NeedsInput
+from bot.core.tracker import BranchRescan, GateResult
 from bot.events.base import Context, Event, Item, gate_item, ignored
 from bot.events.push import (
     BranchFiles,
@@ -33,8 +35,6 @@ from bot.events.push import (
     static_problems,
 )
 from bot.events.router import Router
-from bot.models import Decision, NeedsInput
-from bot.tracker import GateResult
 
 router = Router()
 
@@ -52,9 +52,9 @@ def on_pull_request(event: Event, ctx: Context) -> list[Item]:
     head_repo = event.get("pull_request.head.repo.full_name", str, default=None)
     base_repo = event.get("repository.full_name", str, default=None)
     same_repo = head_repo is None or base_repo is None or head_repo.casefold() == base_repo.casefold()
-    rescan = getattr(ctx.tracker, "rescan_branch", None)
-    if event.action == "reopened" and rescan is not None:
-        rescan(number)  # decisions parked for its branch while it was closed did not find it
+    tracker = ctx.tracker
+    if event.action == "reopened" and isinstance(tracker, BranchRescan):
+        tracker.rescan_branch(number)  # decisions parked for its branch while it was closed did not find it
     return gate_head(ctx, f"#{number}", head_ref=head_ref, head_sha=head_sha, same_repo=same_repo)
 
 
@@ -63,9 +63,9 @@ def gate_head(ctx: Context, target: str, *, head_ref: str, head_sha: str, same_r
     ``head_ref`` at ``head_sha``, plus the agent-branch check on that commit."""
     config = ctx.config
     if not (same_repo and config.is_agent_branch(head_ref)):
-        return [gate_item(lifecycle.gate(ctx.tracker, target))]
+        return [gate_item(lifecycle.gate(ctx.tracker, config, target))]
     files, problems = read_agent_head(ctx, head_ref, head_sha)
-    linked = ctx.tracker.linked_decisions(target)
+    linked = lifecycle.linked(ctx.tracker, config, target)
     linked += filed_from_branch(ctx, files, head_ref, known={d.id for d in linked})
     result = lifecycle.evaluate_gate(target, linked)
     if not problems:

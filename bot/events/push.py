@@ -48,14 +48,14 @@ from typing import Any
 import git
 from gitdb.exc import BadName, BadObject
 
-from bot import lifecycle
-from bot.config import Config
-from bot.errors import InvalidInput, Refused
+from bot.core import lifecycle
+from bot.core.config import Config
+from bot.core.errors import InvalidInput, Refused
+from bot.core.identity import normalize_name
+from bot.core.models import Done, DoneWithAssumptions, Failed, NeedsInput, parse_dependent, parse_result
+from bot.core.tracker import CommitGates
 from bot.events.base import Context, Event, Item, gate_item, ignored
 from bot.events.router import Router
-from bot.events.status import publish_commit_status
-from bot.identity import normalize_name
-from bot.models import Done, DoneWithAssumptions, Failed, NeedsInput, parse_dependent, parse_result
 
 router = Router()
 
@@ -348,7 +348,10 @@ def fail_commit(ctx: Context, problems: list[Problem], *, branch: str, sha: str,
     """Publish ``failure`` on ``sha`` naming the first problem; the item for the summary."""
     first = problems[0].message
     summary = first if len(problems) == 1 else f"{len(problems)} problems; first: {first}"
-    published = publish_commit_status(ctx.tracker, sha, "failure", summary)
+    tracker = ctx.tracker
+    published = isinstance(tracker, CommitGates)
+    if isinstance(tracker, CommitGates):
+        tracker.publish_commit_failure(sha, summary)
     note = "" if published else " (this backend has no commit statuses)"
     number = int(target[1:]) if target and target.startswith("#") else None
     return Item(
@@ -415,7 +418,7 @@ def file_branch(ctx: Context, files: BranchFiles, *, branch: str, agent: bool, o
 def _park_one(ctx: Context, path: str, result: Any, *, branch: str, agent: bool, problems: list[Problem]) -> list[Item]:
     try:
         if isinstance(result, NeedsInput):
-            outcome = lifecycle.park(
+            outcome: lifecycle.ParkOutcome = lifecycle.park(
                 ctx.tracker, _with_branch(result, branch) if agent else result, ctx.config, now=ctx.now
             )
         elif isinstance(result, DoneWithAssumptions):

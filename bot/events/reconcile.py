@@ -20,48 +20,42 @@ earlier run failed to write is repaired here.
 
 from __future__ import annotations
 
-from typing import Any
-
-from bot import lifecycle
-from bot.errors import BackendFailure, InvalidInput, ParkbotError
+from bot.core import lifecycle
+from bot.core.errors import BackendFailure, InvalidInput, ParkbotError
+from bot.core.lifecycle import ResolveOutcome
+from bot.core.models import Answer, Decision
+from bot.core.tracker import Tracker
 from bot.events.base import Context, Event, Item, gate_item
 from bot.events.router import Router
-from bot.models import Answer, Decision
 
 router = Router()
 
-#: The command that re-records an answer of each kind (``Answer.same_answer`` compares kinds too).
-COMMAND_FOR_KIND: dict[str, lifecycle.Command] = {"option": "decide", "free_text": "answer", "default": "default"}
+
+def resolution_items(outcome: ResolveOutcome) -> list[Item]:
+    """The items of a resolution that was finished for the recorded actor."""
+    location = outcome.location
+    answer = outcome.answer
+    return [
+        Item(
+            "resolved",
+            f"{outcome.action} {outcome.decision.id}: {answer.value!r} by {answer.by} (finished a "
+            "resolution that had stopped part-way)",
+            decision_id=outcome.decision.id,
+            number=location.number,
+            url=location.url,
+            action=outcome.action,
+        ),
+        *(gate_item(g) for g in outcome.gates),
+    ]
 
 
-def finish_resolution(ctx: Context, decision: Decision, recorded: Answer) -> list[Item]:
-    """Complete a resolution whose answer is recorded, as the recorded actor."""
+def _finish(ctx: Context, decision: Decision, recorded: Answer) -> list[Item]:
     try:
-        if recorded.kind == "accepted":
-            outcome = lifecycle.accept_review(ctx.tracker, ctx.config, decision.id, recorded.by, now=ctx.now)
-        elif recorded.kind in COMMAND_FOR_KIND:
-            outcome = lifecycle.resolve(
-                ctx.tracker,
-                ctx.config,
-                decision.id,
-                recorded.value,
-                recorded.by,
-                command=COMMAND_FOR_KIND[recorded.kind],
-                source=recorded.source,
-                now=ctx.now,
-            )
-        else:
-            return [
-                Item(
-                    "error",
-                    f"{decision.id}: a {recorded.kind} answer is recorded but cannot be finished automatically; "
-                    f"finish it with `parkbot resolve {decision.id} --answer ...`",
-                    decision_id=decision.id,
-                    level="warning",
-                )
-            ]
+        outcome = lifecycle.finish_resolution(ctx.tracker, ctx.config, decision, recorded, now=ctx.now)
     except BackendFailure:
         raise
+    except InvalidInput as exc:
+        return [Item("error", exc.message, decision_id=decision.id, level="warning")]
     except ParkbotError as exc:
         return [
             Item(
@@ -73,19 +67,7 @@ def finish_resolution(ctx: Context, decision: Decision, recorded: Answer) -> lis
                 data={"reason": exc.reason},
             )
         ]
-    location = outcome.location
-    return [
-        Item(
-            "resolved",
-            f"{outcome.action} {decision.id}: {outcome.answer.value!r} by {outcome.answer.by} (finished a "
-            "resolution that had stopped part-way)",
-            decision_id=decision.id,
-            number=location.number,
-            url=location.url,
-            action=outcome.action,
-        ),
-        *(gate_item(g) for g in outcome.gates),
-    ]
+    return resolution_items(outcome)
 
 
 @router.register("workflow_dispatch")
@@ -95,22 +77,22 @@ def on_reconcile(event: Event, ctx: Context) -> list[Item]:
     items: list[Item] = []
     targets: dict[str, None] = {}
     for decision in list(tracker.iter_decisions("open")):
-        recorded = tracker.recorded_answer(decision)
+        recorded = lifecycle.recorded_answer(tracker, ctx.config, decision)
         if recorded is not None:
-            items += finish_resolution(ctx, decision, recorded)
+            items += _finish(ctx, decision, recorded)
             continue
         if decision.blocking:
             targets.update(dict.fromkeys(decision.dependents))
     for target in targets:
-        items.append(_regate(tracker, target))
+        items.append(_regate(tracker, ctx, target))
     if not items:
         items.append(Item("ignored", "no open decision: nothing to reconcile"))
     ctx.refresh_dashboard()
     return items
 
 
-def _regate(tracker: Any, target: str) -> Item:
+def _regate(tracker: Tracker, ctx: Context, target: str) -> Item:
     try:
-        return gate_item(lifecycle.gate(tracker, target))
+        return gate_item(lifecycle.gate(tracker, ctx.config, target))
     except InvalidInput as exc:  # e.g. a dependent pull request that no longer exists
         return Item("ignored", f"{target}: {exc.message}", target=target)

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from bot.models import Decision
+from bot.core.models import Decision
 from bot.report.clusters import Cluster, find_clusters, normalize_question, template_question
 from bot.report.dashboard import DASHBOARD_MARKER, is_dashboard, render_dashboard
 from bot.report.figures import OpenItem, Report, Share, TimeToAnswer, WeekCount, compute_report

@@ -20,7 +20,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from bot.models import Decision
+from bot.core.models import Decision
 
 #: How much of the representative question the suggestion quotes.
 MAX_REPRESENTATIVE = 200

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from bot.models import Decision
+from bot.core.models import Decision
 from bot.report.figures import Report, as_utc
 from bot.report.render import human_duration, md, md_code, md_dependent, percent
 

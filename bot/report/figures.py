@@ -41,7 +41,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from bot.models import Decision
+from bot.core.models import Decision
 from bot.report.clusters import Cluster, find_clusters
 
 OLDEST_OPEN_LIMIT = 10

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import git
 
-from bot.config import Config, Owners
+from bot.core.config import Config, Owners
 from bot.trackers.git import GitTracker
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.config import Config, Owners
+from bot.core.config import Config, Owners
 from tests.memory_tracker import MemoryTracker
 
 

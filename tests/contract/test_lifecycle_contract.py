@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from bot import lifecycle
-from bot.errors import BackendFailure, InvalidInput, NotFound, Refused
-from bot.models import NeedsInput, parse_result
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.errors import BackendFailure, InvalidInput, NotFound, Refused
+from bot.core.models import NeedsInput, parse_result
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -58,7 +59,9 @@ def park(h: Any, **changes: Any) -> lifecycle.ParkOutcome:
 
 
 def resolve(h: Any, answer: str = "full_original", by: str = "alice", tracker: Any = None, **kw: Any) -> Any:
-    return lifecycle.resolve(tracker or h.tracker, h.config, "billing-42-decision-refund", answer, by, now=NOW, **kw)
+    return lifecycle.resolve(
+        tracker or h.tracker, h.config, "billing-42-decision-refund", answer, Actor(by), now=NOW, **kw
+    )
 
 
 def test_new_id_is_parked_and_assigned(harness: Any) -> None:
@@ -178,22 +181,22 @@ def test_unknown_decision_is_not_found(harness: Any) -> None:
 def test_dependents_are_blocked_until_resolved(harness: Any) -> None:
     target = harness.make_dependent("agent/billing-42")
     park(harness, dependents=[target])
-    gate = lifecycle.gate(harness.tracker, target)
+    gate = lifecycle.gate(harness.tracker, harness.config, target)
     assert gate.state == "blocked"
     assert [d.id for d in gate.blocking] == ["billing-42-decision-refund"]
     outcome = resolve(harness)
     assert [g.state for g in outcome.gates] == ["open"]
-    assert lifecycle.gate(harness.tracker, target).state == "open"
+    assert lifecycle.gate(harness.tracker, harness.config, target).state == "open"
 
 
 def test_trailer_links_block_until_resolved(harness: Any) -> None:
     target = harness.make_dependent("agent/trailer")
     park(harness)
-    assert lifecycle.gate(harness.tracker, target).state == "open"
+    assert lifecycle.gate(harness.tracker, harness.config, target).state == "open"
     harness.link_by_trailer(target, "billing-42-decision-refund")
-    assert lifecycle.gate(harness.tracker, target).state == "blocked"
+    assert lifecycle.gate(harness.tracker, harness.config, target).state == "blocked"
     resolve(harness)
-    assert lifecycle.gate(harness.tracker, target).state == "open"
+    assert lifecycle.gate(harness.tracker, harness.config, target).state == "open"
 
 
 def test_a_dependent_stays_blocked_while_another_decision_is_open(harness: Any) -> None:
@@ -202,14 +205,14 @@ def test_a_dependent_stays_blocked_while_another_decision_is_open(harness: Any) 
     lifecycle.park(harness.tracker, result(key="currency", title="Currency", dependents=[target]), harness.config)
     outcome = resolve(harness)
     assert [g.state for g in outcome.gates] == ["blocked"]
-    gate = lifecycle.gate(harness.tracker, target)
+    gate = lifecycle.gate(harness.tracker, harness.config, target)
     assert [d.id for d in gate.blocking] == ["billing-42-decision-currency"]
 
 
 def test_non_blocking_decisions_do_not_close_the_gate(harness: Any) -> None:
     target = harness.make_dependent("agent/soft")
     park(harness, dependents=[target], blocking=False)
-    assert lifecycle.gate(harness.tracker, target).state == "open"
+    assert lifecycle.gate(harness.tracker, harness.config, target).state == "open"
 
 
 def test_refiling_keeps_recorded_dependents(harness: Any) -> None:
@@ -217,7 +220,7 @@ def test_refiling_keeps_recorded_dependents(harness: Any) -> None:
     park(harness, dependents=[target])
     park(harness, dependents=[])
     assert target in harness.tracker.find("billing-42-decision-refund").dependents
-    assert lifecycle.gate(harness.tracker, target).state == "blocked"
+    assert lifecycle.gate(harness.tracker, harness.config, target).state == "blocked"
 
 
 @pytest.mark.parametrize("step", ["record_answer", "point_dependents", "clear_blocking", "close"])
@@ -236,24 +239,24 @@ def test_interrupted_resolution_stays_open_and_a_rerun_converges(harness: Any, s
     stored = harness.tracker.find("billing-42-decision-refund")
     assert stored.state == "resolved"
     assert stored.answer.value == "full_original"
-    assert lifecycle.gate(harness.tracker, target).state == "open"
+    assert lifecycle.gate(harness.tracker, harness.config, target).state == "open"
     assert resolve(harness).action == "unchanged"
     assert [d.id for d in harness.tracker.iter_decisions()] == ["billing-42-decision-refund"]
 
 
 def test_escalation_moves_exactly_one_level_up(harness: Any) -> None:
     park(harness)
-    moved = lifecycle.escalate(harness.tracker, harness.config, "billing-42-decision-refund", "alice", now=NOW)
+    moved = lifecycle.escalate(harness.tracker, harness.config, "billing-42-decision-refund", Actor("alice"), now=NOW)
     assert moved.decision.owner == "carol"
     stored = harness.tracker.find("billing-42-decision-refund")
     assert stored.owner == "carol"
     assert stored.chain() == ["alice", "carol"]
     with pytest.raises(Refused) as sideways:
-        lifecycle.escalate(harness.tracker, harness.config, stored.id, "carol", to="bob")
+        lifecycle.escalate(harness.tracker, harness.config, stored.id, Actor("carol"), to="bob")
     assert sideways.value.reason == "not_upward"
-    lifecycle.escalate(harness.tracker, harness.config, stored.id, "carol", now=NOW)
+    lifecycle.escalate(harness.tracker, harness.config, stored.id, Actor("carol"), now=NOW)
     with pytest.raises(Refused) as top:
-        lifecycle.escalate(harness.tracker, harness.config, stored.id, "dana")
+        lifecycle.escalate(harness.tracker, harness.config, stored.id, Actor("dana"))
     assert top.value.reason == "top_of_hierarchy"
     assert harness.tracker.find(stored.id).chain() == ["alice", "carol", "dana"]
     with pytest.raises(Refused):

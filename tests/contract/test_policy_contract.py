@@ -6,10 +6,11 @@ from typing import Any
 
 import pytest
 
-from bot import lifecycle
-from bot.config import Config, Limits, Owners
-from bot.errors import InvalidInput, Refused
-from bot.models import DoneWithAssumptions, parse_result
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.config import Config, Limits, Owners
+from bot.core.errors import InvalidInput, Refused
+from bot.core.models import DoneWithAssumptions, parse_result
 from tests.contract.test_lifecycle_contract import NOW, result
 
 
@@ -53,7 +54,7 @@ def test_cap_per_run_reached_mid_run(harness: Any) -> None:
 def test_resolved_questions_free_the_budget(harness: Any) -> None:
     for key in ("a", "b", "c"):
         ask(harness, key)
-    lifecycle.resolve(harness.tracker, harness.config, "billing-42-decision-a", "full_original", "alice")
+    lifecycle.resolve(harness.tracker, harness.config, "billing-42-decision-a", "full_original", Actor("alice"))
     assert ask(harness, "d").action == "created"
 
 
@@ -69,13 +70,13 @@ def test_three_level_escalation_then_top_refused(harness: Any) -> None:
     with_config(harness, owners=Owners(default="agent-7"), hierarchy={"agent-7": "lead", "lead": "cto"})
     did = ask(harness, "a").decision.id
     with pytest.raises(Refused, match="only move up"):
-        lifecycle.escalate(harness.tracker, harness.config, did, "agent-7", to="agent-8")  # sideways
-    lifecycle.escalate(harness.tracker, harness.config, did, "agent-7")
+        lifecycle.escalate(harness.tracker, harness.config, did, Actor("agent-7"), to="agent-8")  # sideways
+    lifecycle.escalate(harness.tracker, harness.config, did, Actor("agent-7"))
     with pytest.raises(Refused, match="only move up"):
-        lifecycle.escalate(harness.tracker, harness.config, did, "lead", to="agent-7")  # down
-    lifecycle.escalate(harness.tracker, harness.config, did, "lead")
+        lifecycle.escalate(harness.tracker, harness.config, did, Actor("lead"), to="agent-7")  # down
+    lifecycle.escalate(harness.tracker, harness.config, did, Actor("lead"))
     with pytest.raises(Refused, match="top of the hierarchy"):
-        lifecycle.escalate(harness.tracker, harness.config, did, "cto")
+        lifecycle.escalate(harness.tracker, harness.config, did, Actor("cto"))
     stored = harness.tracker.find(did)
     assert stored.chain() == ["agent-7", "lead", "cto"]
     assert [e.event for e in harness.tracker.iter_log() if e.decision == did] == ["parked", "escalated", "escalated"]
@@ -84,17 +85,17 @@ def test_three_level_escalation_then_top_refused(harness: Any) -> None:
 def test_return_to_requester_only_for_interactive_runs(harness: Any) -> None:
     did = ask(harness, "a").decision.id
     with pytest.raises(Refused, match="not interactive"):
-        lifecycle.return_to_requester(harness.tracker, harness.config, did, "alice")
+        lifecycle.return_to_requester(harness.tracker, harness.config, did, Actor("alice"))
     did2 = ask(harness, "b", requester="erin").decision.id
-    moved = lifecycle.return_to_requester(harness.tracker, harness.config, did2, "alice")
+    moved = lifecycle.return_to_requester(harness.tracker, harness.config, did2, Actor("alice"))
     assert moved.decision.owner == "erin"
-    assert lifecycle.resolve(harness.tracker, harness.config, did2, "full_original", "erin").action == "resolved"
+    assert lifecycle.resolve(harness.tracker, harness.config, did2, "full_original", Actor("erin")).action == "resolved"
 
 
 def test_default_answer_is_visible_as_an_assumption_everywhere(harness: Any) -> None:
     target = harness.make_dependent("agent/default")
     did = ask(harness, "a", dependents=[target]).decision.id
-    lifecycle.resolve(harness.tracker, harness.config, did, "remaining_three", "alice", command="default")
+    lifecycle.resolve(harness.tracker, harness.config, did, "remaining_three", Actor("alice"), command="default")
     stored = harness.tracker.find(did)
     assert stored.answer.kind == "default"
     context = lifecycle.resume_context(stored)
@@ -116,34 +117,34 @@ def test_review_item_is_non_blocking_idempotent_and_accepted(harness: Any) -> No
     assert first.action == "created"
     assert first.decision.kind == "review"
     assert lifecycle.park_review(harness.tracker, review(dependents=[target]), harness.config).action == "unchanged"
-    assert lifecycle.gate(harness.tracker, target).state == "open"
+    assert lifecycle.gate(harness.tracker, harness.config, target).state == "open"
     for key in ("a", "b", "c"):  # review items do not use the question budget
         ask(harness, key)
-    done = lifecycle.accept_review(harness.tracker, harness.config, first.decision.id, "alice")
+    done = lifecycle.accept_review(harness.tracker, harness.config, first.decision.id, Actor("alice"))
     assert done.answer.kind == "accepted"
     assert harness.tracker.find(first.decision.id).state == "resolved"
     with pytest.raises(InvalidInput, match="not a review"):
-        lifecycle.accept_review(harness.tracker, harness.config, "billing-42-decision-a", "alice")
+        lifecycle.accept_review(harness.tracker, harness.config, "billing-42-decision-a", Actor("alice"))
     with pytest.raises(InvalidInput, match="is a review item"):
-        lifecycle.resolve(harness.tracker, harness.config, first.decision.id, "fine", "alice")
+        lifecycle.resolve(harness.tracker, harness.config, first.decision.id, "fine", Actor("alice"))
 
 
 def test_override_turns_an_assumption_into_a_recorded_answer(harness: Any) -> None:
     did = lifecycle.park_review(harness.tracker, review(), harness.config).decision.id
     with pytest.raises(InvalidInput, match="1 to 2"):
-        lifecycle.override_assumption(harness.tracker, harness.config, did, 3, "USD", "alice")
-    lifecycle.override_assumption(harness.tracker, harness.config, did, 1, "USD", "alice")
+        lifecycle.override_assumption(harness.tracker, harness.config, did, 3, "USD", Actor("alice"))
+    lifecycle.override_assumption(harness.tracker, harness.config, did, 1, "USD", Actor("alice"))
     stored = harness.tracker.find(did)
     assert [(o.assumption, o.text, o.by) for o in stored.overrides] == [(1, "USD", "alice")]
-    again = lifecycle.override_assumption(harness.tracker, harness.config, did, 1, "USD", "alice")
+    again = lifecycle.override_assumption(harness.tracker, harness.config, did, 1, "USD", Actor("alice"))
     assert again.action == "unchanged"
     with pytest.raises(Refused, match="already overridden"):
-        lifecycle.override_assumption(harness.tracker, harness.config, did, 1, "GBP", "alice")
+        lifecycle.override_assumption(harness.tracker, harness.config, did, 1, "GBP", Actor("alice"))
 
 
 def test_precedent_is_suggested_with_a_citation(harness: Any) -> None:
     first = ask(harness, "refund", origin="billing-41").decision.id
-    lifecycle.resolve(harness.tracker, harness.config, first, "full_original", "alice")
+    lifecycle.resolve(harness.tracker, harness.config, first, "full_original", Actor("alice"))
     second = ask(harness, "refund", origin="billing-42")
     assert second.decision.state == "open"
     citation = harness.tracker.find(second.decision.id).precedent
@@ -153,7 +154,7 @@ def test_precedent_is_suggested_with_a_citation(harness: Any) -> None:
 
 def test_precedent_applied_when_configured(harness: Any) -> None:
     first = ask(harness, "refund", origin="billing-41").decision.id
-    lifecycle.resolve(harness.tracker, harness.config, first, "full_original", "alice")
+    lifecycle.resolve(harness.tracker, harness.config, first, "full_original", Actor("alice"))
     with_config(harness, precedents="apply")
     target = harness.make_dependent("agent/precedent")
     second = ask(harness, "refund", origin="billing-42", dependents=[target])
@@ -161,13 +162,13 @@ def test_precedent_applied_when_configured(harness: Any) -> None:
     assert stored.state == "resolved"
     assert (stored.answer.by, stored.answer.kind, stored.answer.value) == ("precedent", "precedent", "full_original")
     assert stored.answer.citation.decision == first
-    assert lifecycle.gate(harness.tracker, target).state == "open"
+    assert lifecycle.gate(harness.tracker, harness.config, target).state == "open"
 
 
 def test_no_precedent_from_a_different_question_or_a_default(harness: Any) -> None:
     with_config(harness, precedents="apply")
     first = ask(harness, "refund", origin="billing-41").decision.id
-    lifecycle.resolve(harness.tracker, harness.config, first, "full_original", "alice", command="default")
+    lifecycle.resolve(harness.tracker, harness.config, first, "full_original", Actor("alice"), command="default")
     other = ask(harness, "refund", origin="billing-42")
     assert other.decision.state == "open"
     assert other.decision.precedent is None

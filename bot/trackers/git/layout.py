@@ -11,9 +11,9 @@ import json
 import re
 from typing import Any
 
-from bot.errors import InvalidInput
-from bot.models import parse_dependent
-from bot.policy import normalize_question
+from bot.core.errors import InvalidInput
+from bot.core.models import parse_dependent
+from bot.core.policy import normalize_question
 
 DEFAULT_REF = "refs/parkbot/backlog"
 _ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")

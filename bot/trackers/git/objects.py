@@ -21,8 +21,8 @@ import git
 from git.objects.fun import tree_entries_from_data
 from pydantic import TypeAdapter
 
-from bot.errors import BackendFailure
-from bot.models import LogEntry
+from bot.core.errors import BackendFailure
+from bot.core.models import LogEntry
 
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000

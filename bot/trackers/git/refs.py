@@ -26,7 +26,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from bot.errors import BackendFailure
+from bot.core.errors import BackendFailure
 
 ZERO_SHA = "0" * 40
 #: Bounds of the compare-and-swap retry loop.

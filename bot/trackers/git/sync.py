@@ -16,8 +16,8 @@ import git
 from git.exc import GitCommandError
 from tenacity import RetryError
 
-from bot.errors import BackendFailure
-from bot.models import Answer, Decision, LogEntry
+from bot.core.errors import BackendFailure
+from bot.core.models import Answer, Decision, LogEntry
 from bot.trackers.git.layout import _dump
 from bot.trackers.git.objects import FILE_MODE, TREE_MODE, Entries, _Objects, _Snapshot
 from bot.trackers.git.refs import _CasLost, _RefUpdater

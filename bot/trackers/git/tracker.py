@@ -1,4 +1,4 @@
-"""The :class:`~bot.tracker.Tracker` of the embedded git backlog: reading, writing, gates, the question log.
+"""The :class:`~bot.core.tracker.Tracker` of the embedded git backlog: reading, writing, gates, the question log.
 
 History: ``git log refs/parkbot/backlog`` reads as the decision history. Subjects are
 ``park: created <id>``, ``park: updated <id>``, ``park: reopened <id>``,
@@ -13,9 +13,9 @@ user (``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` respected), else ``parkbot <parkbot@l
 
 Concurrency: a mutation is a function of the tree it read. It is committed and published with a
 compare-and-swap of the ref (:mod:`bot.trackers.git.refs`); when the ref moved, the mutation is
-re-read and re-applied, then :class:`~bot.errors.BackendFailure` says it is safe to run again.
+re-read and re-applied, then :class:`~bot.core.errors.BackendFailure` says it is safe to run again.
 Every step writes nothing when its effect is already there, so a re-run adds no commit. ``create``
-raises :class:`~bot.errors.ConcurrentChange` when the decision appeared meanwhile, and ``update``
+raises :class:`~bot.core.errors.ConcurrentChange` when the decision appeared meanwhile, and ``update``
 when it was resolved meanwhile (a stale re-filing never reopens a resolved decision).
 
 Gates: a dependent is linked to a decision through the links index (the ``dependents`` of a parked
@@ -47,10 +47,11 @@ import git
 from git.exc import GitCommandError, InvalidGitRepositoryError, NoSuchPathError
 from tenacity import RetryError, Retrying
 
-from bot.errors import BackendFailure, ConcurrentChange, InvalidInput, NotFound, Refused
-from bot.identity import SEPARATOR
-from bot.models import Answer, Decision, LogEntry, utcnow
-from bot.tracker import GateResult, Location
+from bot.core.authority import Actor
+from bot.core.errors import BackendFailure, ConcurrentChange, InvalidInput, NotFound
+from bot.core.identity import SEPARATOR
+from bot.core.models import Answer, Decision, LogEntry, utcnow
+from bot.core.tracker import DependentState, GateResult, Location, Role
 from bot.trackers.git.layout import (
     _ID_PATTERN,
     DEFAULT_REF,
@@ -104,7 +105,7 @@ def _placeholder(raw: str) -> Decision:
 
 
 class GitTracker(_Sharing):
-    """The :class:`~bot.tracker.Tracker` of the embedded backlog (layout, rules: the package docstrings)."""
+    """The :class:`~bot.core.tracker.Tracker` of the embedded backlog (layout, rules: the package docstrings)."""
 
     backend = "git"
 
@@ -194,11 +195,19 @@ class GitTracker(_Sharing):
             )
         return owner
 
+    def actor(self, claimed: str | None) -> Actor:
+        """``--by`` or the git user: self-declared (only a signature proves it, see docs/git-backlog.md)."""
+        return Actor(claimed or self.default_owner())
+
     def is_member(self, login: str, principal: str) -> bool:
         return login.strip().casefold() == principal.strip().casefold()
 
-    def permission_of(self, login: str, decision: Decision | None = None) -> str | None:
+    def permission_of(self, login: str) -> Role | None:
         return None
+
+    def dependent_authors(self, decision: Decision) -> frozenset[str]:
+        """Branch commits name whoever their author claims to be, so nothing here is vouched for."""
+        return frozenset()
 
     def claim(self, decision_id: str) -> bool:
         return False
@@ -286,19 +295,24 @@ class GitTracker(_Sharing):
         name = max(segments)
         return int(name.removesuffix(".jsonl")), segments[name][1]
 
-    def append_log(self, entry: LogEntry) -> None:
-        """One line at the end of the log; a full segment is sealed and a new one started."""
+    def _log_into(self, tx: _Tx, entry: LogEntry) -> None:
+        """Stage one line at the end of the log (a full segment is sealed and a new one started)."""
         line = (entry.model_dump_json(exclude_none=True) + "\n").encode("utf-8")
+        seq, blob = self._log_tail(tx.snapshot)
+        staged = tx.changes.get(log_segment_path(seq)) if seq >= 0 else None
+        data = staged if staged is not None else (self._objects.raw(blob) if blob else b"")
+        if seq < 0 or data.count(b"\n") >= LOG_SEGMENT_LINES or len(data) + len(line) > LOG_SEGMENT_BYTES:
+            seq, data = seq + 1, b""
+        tx.write(log_segment_path(seq), data + line)
+        if entry.event == "resolved":
+            for path in precedent_paths(entry.key, entry.question):
+                tx.write(path, (tx.read(path) or b"") + line)
+
+    def append_log(self, entry: LogEntry) -> None:
+        """One line that no state change carries (a refusal), as a commit of its own."""
 
         def change(tx: _Tx) -> str:
-            seq, blob = self._log_tail(tx.snapshot)
-            data = self._objects.raw(blob) if blob else b""
-            if seq < 0 or data.count(b"\n") >= LOG_SEGMENT_LINES or len(data) + len(line) > LOG_SEGMENT_BYTES:
-                seq, data = seq + 1, b""
-            tx.write(log_segment_path(seq), data + line)
-            if entry.event == "resolved":
-                for path in precedent_paths(entry.key, entry.question):
-                    tx.write(path, (tx.read(path) or b"") + line)
+            self._log_into(tx, entry)
             return f"log: {entry.event} {entry.decision or entry.origin}"
 
         self._mutate(entry.decision, change)
@@ -397,12 +411,13 @@ class GitTracker(_Sharing):
         """
         return self._linked(self._snapshot(), normalize_target(target), strict=True)
 
-    def _gates(self, targets: Iterable[str], *, ignore: str | None = None) -> list[GateResult]:
-        from bot.lifecycle import evaluate_gate  # lifecycle imports the tracker protocol; stay acyclic
-
+    def _states(self, targets: Iterable[str], decision_id: str) -> list[DependentState]:
+        """What still links each dependent besides ``decision_id`` (the core evaluates the gates)."""
         snapshot = self._snapshot()
         return [
-            evaluate_gate(target, self._linked(snapshot, target, strict=False), ignore=ignore)
+            DependentState(
+                target, tuple(d for d in self._linked(snapshot, target, strict=False) if d.id != decision_id)
+            )
             for target in dict.fromkeys(targets)
         ]
 
@@ -491,7 +506,7 @@ class GitTracker(_Sharing):
             if decision.id not in ids:
                 tx.write(path, _dump({field: value, "decisions": sorted([*ids, decision.id])}))
 
-    def create(self, decision: Decision) -> Location:
+    def create(self, decision: Decision, log: LogEntry) -> Location:
         def change(tx: _Tx) -> str:
             path = decision_path(decision.id)
             if tx.read(path) is not None:
@@ -499,12 +514,13 @@ class GitTracker(_Sharing):
             tx.write(path, decision.to_json().encode("utf-8"))
             self._add_edges(tx, decision.id, decision.dependents)
             self._index(tx, decision)
+            self._log_into(tx, log)
             return f"park: created {decision.id}\n\n{_one_line(decision.title, 200)}"
 
         self._mutate(decision.id, change)
         return self.location(decision)
 
-    def update(self, decision: Decision) -> Location:
+    def update(self, decision: Decision, log: LogEntry | None = None) -> Location:
         def change(tx: _Tx) -> str:
             stored = self._decision_at(tx, decision.id)
             if stored is not None and stored.state == "resolved" and decision.state != "resolved":
@@ -514,6 +530,8 @@ class GitTracker(_Sharing):
             tx.write(decision_path(decision.id), merged.to_json().encode("utf-8"))
             self._add_edges(tx, decision.id, decision.dependents)
             self._index(tx, decision)
+            if log is not None:
+                self._log_into(tx, log)
             if stored is not None and len(decision.escalations) > len(stored.escalations):
                 hop = decision.escalations[-1]
                 verb = "return" if hop.kind == "return" else "escalate"
@@ -528,7 +546,7 @@ class GitTracker(_Sharing):
         self._mutate(decision.id, change)
         return self.location(decision)
 
-    def block_dependents(self, decision: Decision) -> list[GateResult]:
+    def block_dependents(self, decision: Decision) -> list[DependentState]:
         targets = [normalize_target(t) for t in decision.dependents]
 
         def change(tx: _Tx) -> str | None:
@@ -536,7 +554,7 @@ class GitTracker(_Sharing):
             return f"park: link {decision.id} -> {', '.join(added)}" if added else None
 
         self._mutate(decision.id, change)
-        return self._gates(targets)
+        return self._states(targets, decision.id)
 
     # -- resolution ---------------------------------------------------------------------------
 
@@ -547,11 +565,7 @@ class GitTracker(_Sharing):
             if recorded is not None:
                 if recorded.same_answer(answer):
                     return None
-                raise Refused(
-                    f"decision {decision.id} already has the answer {recorded.value!r} "
-                    f"(by {recorded.by} at {recorded.at.isoformat()}); a different answer is refused",
-                    reason="conflicting_answer",
-                )
+                raise ConcurrentChange(f"decision {decision.id} was answered differently meanwhile")
             tx.write(answer_path(decision.id), (answer.model_dump_json(indent=2) + "\n").encode("utf-8"))
             return f"resolve {decision.id} (1/4): record answer {_one_line(answer.value)!r} by {answer.by}"
 
@@ -592,7 +606,7 @@ class GitTracker(_Sharing):
 
         self._mutate(decision.id, change)
 
-    def clear_blocking(self, decision: Decision) -> list[GateResult]:
+    def clear_blocking(self, decision: Decision) -> list[DependentState]:
         targets: list[str] = []
 
         def change(tx: _Tx) -> str | None:
@@ -610,36 +624,34 @@ class GitTracker(_Sharing):
             return f"resolve {decision.id} (3/4): clear blocking edges of {', '.join(cleared)}" if cleared else None
 
         self._mutate(decision.id, change)
-        # The decision is answered and about to close: it no longer blocks (even through a trailer).
-        return self._gates(targets, ignore=decision.id)
+        return self._states(targets, decision.id)
 
-    def close(self, decision: Decision, answer: Answer) -> None:
+    def close(self, decision: Decision, answer: Answer, log: LogEntry) -> None:
         def change(tx: _Tx) -> str | None:
             stored = self._require(tx, decision)
             if stored.state == "resolved":
                 if stored.answer is not None and not stored.answer.same_answer(answer):
-                    raise Refused(
-                        f"decision {decision.id} is resolved with {stored.answer.value!r}, not {answer.value!r}",
-                        reason="conflicting_answer",
-                    )
+                    raise ConcurrentChange(f"decision {decision.id} was resolved differently meanwhile")
                 return None
             closed = stored.model_copy(
                 update={"state": "resolved", "answer": answer, "updated_at": max(utcnow(), stored.updated_at)}
             )
             tx.write(decision_path(decision.id), closed.to_json().encode("utf-8"))
+            self._log_into(tx, log)
             return f"resolve {decision.id} (4/4): close"
 
         self._mutate(decision.id, change)
 
-    def mark_abandoned(self, decision: Decision, reason: str) -> None:
+    def mark_abandoned(self, decision: Decision, reason: str, log: LogEntry) -> None:
         def change(tx: _Tx) -> str | None:
             stored = self._require(tx, decision)
             if stored.state == "abandoned":
                 return None
             if stored.state == "resolved":
-                raise Refused(f"decision {decision.id} is resolved; it cannot be abandoned", reason="resolved")
+                raise ConcurrentChange(f"decision {decision.id} was resolved meanwhile")
             abandoned = stored.model_copy(update={"state": "abandoned", "updated_at": max(utcnow(), stored.updated_at)})
             tx.write(decision_path(decision.id), abandoned.to_json().encode("utf-8"))
+            self._log_into(tx, log)
             return f"abandon {decision.id}: {_one_line(reason, 120)}"
 
         self._mutate(decision.id, change)

@@ -1,7 +1,7 @@
 """The GitHub backend: decisions as labeled issues, dependents as pull requests, the gate as a status.
 
-Every GitHub call goes through PyGithub (configured in :mod:`bot.trackers.github_client`) and runs as
-a *unit* under the retry policy. The rules live in ``bot.lifecycle``; this adapter only stores.
+Every GitHub call goes through PyGithub (configured in :mod:`bot.trackers.github.client`) and runs as
+a *unit* under the retry policy. The rules live in ``bot.core.lifecycle``; this adapter only stores.
 
 Where things are
 ----------------
@@ -18,7 +18,7 @@ sharing the state and the plumbing of :mod:`~bot.trackers.github.base`:
   branch index).
 * :mod:`~bot.trackers.github.gate`: the commit status on dependents (blocking, clearing, publishing).
 * :mod:`~bot.trackers.github.question_log`: the question log, the budgets' open decisions, precedents.
-* :mod:`~bot.trackers.github.dashboard`: the decision dashboard issue, and pinning it.
+* :mod:`~bot.trackers.github.dashboard_issue`: the decision dashboard issue, and pinning it.
 * :mod:`~bot.trackers.github.access`: who may answer (team membership, repository roles), who is assigned.
 
 Request budget (benchmarks/github_requests.py prints the table): park new 3 (claim the label, the
@@ -44,7 +44,7 @@ first sees them, which keeps resolution within 4 requests per dependent.
 """
 
 from bot.trackers.github.access import assignable_login
-from bot.trackers.github.dashboard import DASHBOARD_TITLE
+from bot.trackers.github.dashboard_issue import DASHBOARD_TITLE
 from bot.trackers.github.dependents import NATIVE_UNAVAILABLE
 from bot.trackers.github.gate import STATUS_STATES
 from bot.trackers.github.labels import (

@@ -7,13 +7,20 @@ from typing import Any
 
 from github import GithubException
 
-from bot.lifecycle import PERMISSION_RANK
-from bot.models import Decision
+from bot.core.authority import ROLE_RANK, Actor
+from bot.core.errors import InvalidInput
+from bot.core.models import Decision
+from bot.core.tracker import Role
 from bot.trackers.github.base import TrackerBase, _login, _raw
 
 
 def _is_team(principal: str) -> bool:
     return principal.startswith("@") and "/" in principal
+
+
+def is_bot_login(login: str, account_type: str | None = None) -> bool:
+    """A GitHub App or the Actions bot: ``type == "Bot"``, or a login ending in ``[bot]``."""
+    return account_type == "Bot" or login.casefold().endswith("[bot]")
 
 
 def assignable_login(owner: str) -> str | None:
@@ -49,20 +56,26 @@ class AccessMixin(TrackerBase):
             self._members[key] = self._unit(f"check {login} in {principal}", check)
         return self._members[key]
 
-    def permission_of(self, login: str, decision: Decision | None = None) -> str | None:
-        """The repository role of ``login``; None for bots and authors of the decision's dependent PRs.
+    def actor(self, claimed: str | None) -> Actor:
+        """The actor of a command run with this token: the login GitHub says the token belongs to."""
+        if not claimed:
+            raise InvalidInput("say who acts with --by LOGIN (or PARKBOT_ACTOR)")
+        return Actor(claimed, bot=is_bot_login(claimed))
 
-        ``decision`` defaults to the decision this tracker read last (``lifecycle.authorize`` calls
-        this right after loading it).
-        """
-        if login.casefold().endswith("[bot]"):
+    def dependent_authors(self, decision: Decision) -> frozenset[str]:
+        """The authors of the decision's dependent pull requests, as GitHub reports them."""
+        authors = set()
+        for number in self._pr_numbers(decision):
+            pull = self._get_pull(number, fresh=True)
+            author = _login(pull.get("user")) if pull else None
+            if author:
+                authors.add(author.casefold())
+        return frozenset(authors)
+
+    def permission_of(self, login: str) -> Role | None:
+        """The repository role of ``login``; None for bots and for logins with no access."""
+        if is_bot_login(login):
             return None
-        context = decision or self._context
-        if context is not None:
-            for number in self._pr_numbers(context):
-                pull = self._get_pull(number)
-                if pull and (_login(pull.get("user")) or "").casefold() == login.casefold():
-                    return None
 
         def get(_: int) -> dict[str, Any] | None:
             try:
@@ -80,8 +93,8 @@ class AccessMixin(TrackerBase):
             return None
         if (data.get("user") or {}).get("type") == "Bot":
             return None
-        role = data.get("role_name")
-        if role in PERMISSION_RANK:
-            return role
-        permission = data.get("permission")
-        return permission if permission in PERMISSION_RANK else None
+        for key in ("role_name", "permission"):
+            role = data.get(key)
+            if role in ROLE_RANK:
+                return role  # type: ignore[no-any-return]
+        return None

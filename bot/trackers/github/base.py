@@ -14,8 +14,8 @@ from github import GithubException
 from github.Issue import Issue as GhIssue
 from github.PaginatedList import PaginatedList
 
-from bot.models import Decision
-from bot.trackers.github_client import GitHubClient, backend_failure
+from bot.core.models import LogEntry
+from bot.trackers.github.client import GitHubClient, backend_failure
 
 log = logging.getLogger("parkbot.github")
 T = TypeVar("T")
@@ -96,10 +96,12 @@ class TrackerBase:
         self._primed: dict[str, _Found] = {}  # decision id -> issue read by decision_at, used once by find
         self._comments: dict[int, list[dict[str, Any]]] = {}  # issue number -> comments
         self._pulls: dict[int, dict[str, Any]] = {}  # PR number -> raw pull
+        #: Pull requests read afresh during this run: a later "fresh" read reuses that copy (parkbot's own
+        #: label writes update it in place), so authorizing and then clearing reads each dependent once.
+        self._fresh_pulls: set[int] = set()
         self._claimed: set[str] = set()
         self._members: dict[tuple[str, str], bool] = {}
         self._rescan: set[int] = set()  # PRs whose next gate looks up the branch index even if tracked
-        self._context: Decision | None = None
         #: Why the last pin attempt failed (pinning is best effort), None after a success.
         self.pin_notice: str | None = None
 
@@ -169,6 +171,10 @@ class TrackerBase:
                 f"list the comments of #{number}", lambda _: self._list(self._issue_obj(number).get_comments())
             )
         return self._comments[number]
+
+    def _log_if_not_derived(self, entry: LogEntry) -> None:
+        """Log an event that travels with a state change, unless the decision issue records it anyway."""
+        raise NotImplementedError  # the question-log part provides it
 
     def _edit(self, number: int, changes: dict[str, Any]) -> dict[str, Any]:
         """PATCH an issue and return GitHub's answer (``Issue.edit`` keeps the new JSON to itself)."""

@@ -1,7 +1,7 @@
 """Bot comments with hidden markers: the recorded answer, pointers on dependents, replies to commands,
 and the overflow comments of a ``work_so_far`` too long for the issue body.
 
-Every bot comment carries a hidden marker (``bot.render``) and is edited, never posted twice; a marker
+Every bot comment carries a hidden marker (``bot.trackers.github.render``) and is edited, never posted twice; a marker
 counts only in a comment of the bot's own (a marker typed by anyone else is ignored).
 """
 
@@ -11,8 +11,9 @@ from typing import Any
 
 from github import GithubException
 
-from bot.models import Answer, Decision
-from bot.render import (
+from bot.core.models import Answer, Decision
+from bot.trackers.github.base import TrackerBase, _login, _raw
+from bot.trackers.github.render import (
     parse_answer_comment,
     read_marker,
     render_answer_comment,
@@ -20,7 +21,6 @@ from bot.render import (
     render_reply,
     work_chunk_key,
 )
-from bot.trackers.github.base import TrackerBase, _login, _raw
 
 
 class CommentsMixin(TrackerBase):

@@ -44,12 +44,12 @@ from typing import Any
 from github import GithubException
 from github.Issue import Issue as GhIssue
 
-from bot.errors import InvalidInput
-from bot.identity import LABEL_PREFIX, check_decision_id, decision_label
-from bot.models import Decision
-from bot.render import ParseError, decision_payload
+from bot.core.errors import InvalidInput
+from bot.core.identity import check_decision_id
+from bot.core.models import Decision
 from bot.trackers.github.base import TrackerBase, _already_exists, _Found, _has_label, _label_names, log
-from bot.trackers.github.labels import TRACKED_LABEL, branch_label
+from bot.trackers.github.labels import LABEL_PREFIX, TRACKED_LABEL, branch_label, decision_label
+from bot.trackers.github.render import ParseError, decision_payload
 
 #: Statuses on the native dependency endpoints that mean "not available here" (plan, GHES version, PRs).
 NATIVE_UNAVAILABLE = frozenset({403, 404, 410, 422})
@@ -102,11 +102,12 @@ class DependentsMixin(TrackerBase):
         return []
 
     def _get_pull(self, number: int, *, fresh: bool = False) -> dict[str, Any] | None:
-        if not fresh and number in self._pulls:
+        if number in self._pulls and (not fresh or number in self._fresh_pulls):
             return self._pulls[number]
         pull = self._read_or_none(f"read pull request #{number}", lambda: self._repo.get_pull(number))
         if pull is not None:
             self._pulls[number] = pull
+            self._fresh_pulls.add(number)
         return pull
 
     def _link_natively(self, number: int, found: _Found) -> bool:

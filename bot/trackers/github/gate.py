@@ -13,15 +13,14 @@ from typing import Any
 
 from github import GithubException
 
-from bot.errors import InvalidInput
-from bot.identity import decision_label
-from bot.lifecycle import evaluate_gate
-from bot.models import Decision
-from bot.render import STATUS_CONTEXT, gate_description, gate_state
-from bot.text import STATUS_DESCRIPTION_LIMIT, one_line
-from bot.tracker import GateResult
+from bot.core.errors import InvalidInput
+from bot.core.models import Decision
+from bot.core.tracker import DependentState, GateResult
+from bot.markdown import one_line
 from bot.trackers.github.base import TrackerBase, _has_label, _label_name
-from bot.trackers.github.labels import BLOCKING_LABEL
+from bot.trackers.github.labels import BLOCKING_LABEL, decision_label
+from bot.trackers.github.render import STATUS_CONTEXT, gate_description, gate_state
+from bot.trackers.github.text import STATUS_DESCRIPTION_LIMIT
 
 #: What a commit status may say (GitHub refuses anything else).
 STATUS_STATES = ("pending", "success", "failure", "error")
@@ -30,40 +29,37 @@ STATUS_STATES = ("pending", "success", "failure", "error")
 class GateMixin(TrackerBase):
     """The ``parkbot/decisions`` status (see the module docstring)."""
 
-    def block_dependents(self, decision: Decision) -> list[GateResult]:
+    def block_dependents(self, decision: Decision) -> list[DependentState]:
+        """Link each dependent pull request (label, native dependency); a branch without one carries no gate."""
         found = self._found(decision)
-        results: list[GateResult] = []
+        states: list[DependentState] = []
         for target in decision.dependents:
             numbers = self._target_prs(target)
             if not numbers:
-                results.append(GateResult(target, blocking=(decision,), details={"note": "no open pull request"}))
+                states.append(DependentState(target, publishable=False, note="no open pull request"))
                 continue
             listed = target.startswith("branch:")  # the listing that found them was just read
             for number in numbers:
                 pull = self._get_pull(number, fresh=not listed)
                 if pull is None:
-                    results.append(GateResult(target, blocking=(decision,), details={"note": "not a pull request"}))
+                    states.append(DependentState(target, publishable=False, note="not a pull request"))
                     continue
                 if not _has_label(pull, decision_label(decision.id)):
                     self._link_natively(number, found)
                     self._add_pr_labels(number, pull, [decision_label(decision.id)])
-                result = GateResult(f"#{number}", blocking=(decision,))
-                self._publish(number, result)
-                results.append(result)
-        return results
+                states.append(DependentState(f"#{number}"))
+        return states
 
-    def clear_blocking(self, decision: Decision) -> list[GateResult]:
+    def clear_blocking(self, decision: Decision) -> list[DependentState]:
+        """Drop the blocking label; each dependent with the other decisions its recorded edges name."""
         found = self._found(decision)
-        resolved_self = decision.model_copy(update={"state": "resolved"})
-        results: list[GateResult] = []
+        states: list[DependentState] = []
         for number in self._pr_numbers(decision):
             pull = self._get_pull(number, fresh=True)
             if pull is None:
                 continue
             others = self._recorded_links(pull, exclude=decision.id, exclude_number=found.number)
-            result = evaluate_gate(f"#{number}", [resolved_self, *others])
-            self._publish(number, result)
-            results.append(result)
+            states.append(DependentState(f"#{number}", tuple(others)))
         if _has_label(found.raw, BLOCKING_LABEL):
 
             def unblock(_: int) -> None:
@@ -77,7 +73,7 @@ class GateMixin(TrackerBase):
             found.raw["labels"] = [
                 lab for lab in found.raw.get("labels") or [] if _label_name(lab).casefold() != BLOCKING_LABEL
             ]
-        return results
+        return states
 
     def _publish(self, number: int, result: GateResult) -> None:
         pull = self._pulls.get(number) or self._get_pull(number)
@@ -117,6 +113,15 @@ class GateMixin(TrackerBase):
             f"set the {context} status of {sha[:12]}",
             lambda _: self._requester.requestJsonAndCheck("POST", f"{self._repo_url}/statuses/{sha}", input=data),
         )
+
+    def publish_commit_gate(self, sha: str, result: GateResult, *, blocked_fails: bool) -> None:
+        """The gate on an exact commit (the merge-queue commit): ``failure`` rather than ``pending`` when
+        ``blocked_fails``, because nobody answers a question inside a merge queue's timeout."""
+        state = "failure" if result.blocking and blocked_fails else gate_state(result)
+        self.publish_status(sha, state, gate_description(result))
+
+    def publish_commit_failure(self, sha: str, summary: str) -> None:
+        self.publish_status(sha, "failure", summary)
 
     def publish_gate(self, result: GateResult) -> None:
         for number in self._target_prs(result.target):

@@ -1,8 +1,8 @@
 """Decision issues: claiming a decision's label, then finding, polling, filing, updating and closing its issue.
 
-* A decision is an issue labeled ``decision:<id>`` (:func:`bot.identity.decision_label`),
+* A decision is an issue labeled ``decision:<id>`` (:func:`bot.core.identity.decision_label`),
   ``parkbot:decision`` and, while it blocks, ``parkbot:blocking``. Its body ends with a hidden block
-  holding the whole decision (``bot.render``), which is what :meth:`GitHubTracker.find` reads back;
+  holding the whole decision (``bot.trackers.github.render``), which is what :meth:`GitHubTracker.find` reads back;
   the visible text is for people. Closed + ``parkbot:resolved`` means resolved (the block then holds
   the answer); closed otherwise means abandoned.
 * Lookup is by label, ``state=all`` (listing by label is strongly consistent; search is not). The
@@ -21,12 +21,11 @@ from typing import Any
 
 from github import GithubException
 
-from bot.errors import BackendFailure, ConcurrentChange, Refused
-from bot.identity import check_decision_id, decision_label
-from bot.models import Answer, Decision
-from bot.render import ParseError, decision_payload, marker, overflow_ref, parse_decision, render_decision
-from bot.text import escape_markdown, one_line
-from bot.tracker import Location, PollToken
+from bot.core.errors import BackendFailure, ConcurrentChange, Refused
+from bot.core.identity import check_decision_id
+from bot.core.models import Answer, Decision, LogEntry
+from bot.core.tracker import Location, PollToken
+from bot.markdown import escape_markdown, one_line
 from bot.trackers.github.access import assignable_login
 from bot.trackers.github.base import (
     TrackerBase,
@@ -39,6 +38,7 @@ from bot.trackers.github.base import (
     _raw,
     log,
 )
+from bot.trackers.github.client import PER_PAGE
 from bot.trackers.github.labels import (
     ABANDONED_LABEL,
     BLOCKING_LABEL,
@@ -50,10 +50,18 @@ from bot.trackers.github.labels import (
     RUN_PREFIX,
     STATE_LABELS,
     branch_labels,
+    decision_label,
     index_label,
     precedent_labels,
 )
-from bot.trackers.github_client import PER_PAGE
+from bot.trackers.github.render import (
+    ParseError,
+    decision_payload,
+    marker,
+    overflow_ref,
+    parse_decision,
+    render_decision,
+)
 
 
 class IssuesMixin(TrackerBase):
@@ -166,7 +174,6 @@ class IssuesMixin(TrackerBase):
             decision = self._decision_from(found.raw)
         except ParseError as exc:
             raise Refused(f"issue #{found.number} for {did} is damaged: {exc}", reason="collision") from None
-        self._context = decision
         return decision
 
     def poll(self, decision_id: str, previous: PollToken | None = None) -> tuple[Decision | None, PollToken]:
@@ -239,7 +246,6 @@ class IssuesMixin(TrackerBase):
             decision = self._decision_from(raw)
         except ParseError:
             return None
-        self._context = decision
         return decision
 
     def _found(self, decision: Decision) -> _Found:
@@ -315,7 +321,7 @@ class IssuesMixin(TrackerBase):
                 out.append(name)
         return out
 
-    def create(self, decision: Decision) -> Location:
+    def create(self, decision: Decision, log: LogEntry) -> Location:
         label = decision_label(decision.id)
         claimed = decision.id in self._claimed
         self._claimed.discard(decision.id)  # a claim covers one creation
@@ -360,6 +366,7 @@ class IssuesMixin(TrackerBase):
         self._comments[found.number] = []
         if rendered.overflow:
             self._sync_overflow(found.number, rendered.overflow)
+        self._log_if_not_derived(log)
         return Location(backend="github", number=found.number, url=raw.get("html_url"))
 
     def _close_duplicate(self, number: int, winner: _Found) -> None:
@@ -370,7 +377,7 @@ class IssuesMixin(TrackerBase):
 
         self._unit(f"close duplicate issue #{number}", close)
 
-    def update(self, decision: Decision) -> Location:
+    def update(self, decision: Decision, log: LogEntry | None = None) -> Location:
         found = self._found(decision)
         raw = found.raw
         rendered = render_decision(decision)
@@ -396,16 +403,19 @@ class IssuesMixin(TrackerBase):
             self._remember(decision.id, found)
         if rendered.overflow:
             self._sync_overflow(found.number, rendered.overflow)
+        if log is not None:
+            self._log_if_not_derived(log)
         return Location(backend="github", number=found.number, url=found.raw.get("html_url"))
 
     # -- resolution ---------------------------------------------------------------------------
 
-    def close(self, decision: Decision, answer: Answer) -> None:
+    def close(self, decision: Decision, answer: Answer, log: LogEntry) -> None:
         found = self._found(decision)
         resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
+        self._log_if_not_derived(log)
         self._finish(found, resolved, "completed")
 
-    def mark_abandoned(self, decision: Decision, reason: str) -> None:
+    def mark_abandoned(self, decision: Decision, reason: str, log: LogEntry) -> None:
         found = self._found(decision)
         self._upsert_comment(
             found.number,
@@ -416,6 +426,7 @@ class IssuesMixin(TrackerBase):
             author=_login(found.raw.get("user")),
         )
         abandoned = decision.model_copy(update={"state": "abandoned"})
+        self._log_if_not_derived(log)
         self._finish(found, abandoned, "not_planned")
 
     def _finish(self, found: _Found, decision: Decision, reason: str) -> None:

@@ -6,11 +6,37 @@ A label lookup is one strongly consistent listing, however many issues the repos
 
 from __future__ import annotations
 
+import hashlib
 import re
 
-from bot.identity import GITHUB_LABEL_MAX, id_hash
-from bot.models import Decision
-from bot.policy import normalize_question
+from bot.core.models import Decision
+from bot.core.policy import normalize_question
+
+#: Every decision's own label starts with this; the rest is its id (see :func:`decision_label`).
+LABEL_PREFIX = "decision:"
+#: GitHub refuses label names longer than this.
+GITHUB_LABEL_MAX = 50
+HASH_LENGTH = 10
+
+
+def id_hash(value: str) -> str:
+    """A short, stable digest: sha256 is the same on every platform and Python version."""
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()[:HASH_LENGTH]
+
+
+def decision_label(did: str) -> str:
+    """The GitHub label that identifies a decision: ``decision:<id>``, shortened with a hash if too long.
+
+    The shortened form keeps a readable prefix of the id and ends in ``~<hash of the full id>``; ``~``
+    never occurs in an id, so a shortened label can never equal an unshortened one. Its output is a
+    stored contract: changing it orphans every existing decision issue.
+    """
+    label = LABEL_PREFIX + did
+    if len(label) <= GITHUB_LABEL_MAX:
+        return label
+    keep = GITHUB_LABEL_MAX - len(LABEL_PREFIX) - 1 - HASH_LENGTH
+    return f"{LABEL_PREFIX}{did[:keep].rstrip('._-')}~{id_hash(did)}"
+
 
 DECISION_LABEL = "parkbot:decision"
 BLOCKING_LABEL = "parkbot:blocking"
@@ -60,7 +86,7 @@ def branch_labels(decision: Decision) -> list[str]:
 
 
 def precedent_labels(decision: Decision) -> list[str]:
-    """The two precedent index labels of a decision (what ``bot.policy.find_precedent`` matches on)."""
+    """The two precedent index labels of a decision (what ``bot.core.policy.find_precedent`` matches on)."""
     options = ",".join(sorted(decision.option_ids()))
     return [
         f"{KEY_PREFIX}{id_hash(decision.key + chr(10) + options)}",

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from bot.models import Decision, LogEntry
-from bot.render import marker, read_marker
-from bot.text import escape_markdown
+from bot.core.models import Decision, LogEntry
+from bot.markdown import escape_markdown
 from bot.trackers.github.base import TrackerBase, _raw
 from bot.trackers.github.labels import LOG_LABEL, ORIGIN_PREFIX, RUN_PREFIX, index_label, precedent_labels
+from bot.trackers.github.render import marker, read_marker
 
 #: Question-log events that the decision issue itself records (see :meth:`GitHubTracker.iter_log`).
 DERIVED_EVENTS = frozenset({"parked", "escalated", "returned", "overridden", "resolved"})
@@ -43,6 +43,9 @@ class LogMixin(TrackerBase):
                 if decision.state == "open" and matches(decision):
                     out.setdefault(decision.id, decision)
         return list(out.values())
+
+    def _log_if_not_derived(self, entry: LogEntry) -> None:
+        self.append_log(entry)
 
     def append_log(self, entry: LogEntry) -> None:
         """Log one event. Events the decision issue records anyway cost nothing; others (refusals,

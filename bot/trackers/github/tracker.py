@@ -6,7 +6,7 @@ from github import GithubException
 
 from bot.trackers.github.access import AccessMixin
 from bot.trackers.github.comments import CommentsMixin
-from bot.trackers.github.dashboard import DashboardMixin
+from bot.trackers.github.dashboard_issue import DashboardMixin
 from bot.trackers.github.dependents import DependentsMixin
 from bot.trackers.github.gate import GateMixin
 from bot.trackers.github.issues import IssuesMixin

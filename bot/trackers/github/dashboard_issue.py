@@ -12,7 +12,7 @@ from typing import Any
 
 from github import GithubException
 
-from bot.errors import BackendFailure
+from bot.core.errors import BackendFailure
 from bot.report.dashboard import is_dashboard
 from bot.trackers.github.base import TrackerBase, _Found, _raw, log
 from bot.trackers.github.labels import DASHBOARD_LABEL

@@ -10,8 +10,8 @@ import fnmatch
 import re
 from collections.abc import Iterable
 
-from bot.config import Config
-from bot.models import Citation, Decision, LogEntry
+from bot.core.config import Config
+from bot.core.models import Citation, Decision, LogEntry
 
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
 _IDENT = re.compile(r"\b(?:[a-z]+-\d+|[0-9a-f]{7,40}|[0-9a-f]{8}-[0-9a-f-]{27})\b")

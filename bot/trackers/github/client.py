@@ -13,7 +13,7 @@ PyGithub's own throttling and urllib3 retries are switched off (``retry=None``,
 :class:`Transport` retries a unit of work on 5xx, connection errors and rate limits (403/429 with a
 secondary-rate-limit message or a ``Retry-After``; a primary limit whose ``x-ratelimit-reset`` falls
 inside the time bound), waiting as GitHub asks, bounded in attempts and in total time. After the
-bound it raises :class:`~bot.errors.BackendFailure` (exit 4) saying the command is safe to re-run,
+bound it raises :class:`~bot.core.errors.BackendFailure` (exit 4) saying the command is safe to re-run,
 which holds because every tracker operation is idempotent.
 
 A *unit* is one logical step (a read with all its pages, or a check-then-write such as "find my
@@ -34,7 +34,7 @@ import urllib3
 from github import Auth, Github, GithubException
 from tenacity import RetryCallState, Retrying, retry_if_exception
 
-from bot.errors import BackendFailure, InvalidInput
+from bot.core.errors import BackendFailure, InvalidInput
 
 DEFAULT_API_URL = "https://api.github.com"
 PER_PAGE = 100

@@ -6,9 +6,9 @@ block, a table with origin, run, guess, owner chain and id, and last a hidden ma
 
     <!-- parkbot:decision {"v":1,"id":"...",...} -->
 
-The block holds the whole :class:`~bot.models.Decision` (``parse_decision(render_decision(d).body) ==
+The block holds the whole :class:`~bot.core.models.Decision` (``parse_decision(render_decision(d).body) ==
 d``); the visible part is for people and is never parsed. Untrusted text is made safe by
-``bot.text`` (no mention pings, no HTML, no way out of the hidden block).
+``bot.trackers.github.text`` (no mention pings, no HTML, no way out of the hidden block).
 
 Size: a body holds at most 65,536 characters. When the full rendering does not fit, the visible
 ``work_so_far`` is cut (with a note saying where the rest is) and the hidden block keeps the full
@@ -31,23 +31,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.models import Answer, Decision
-from bot.text import SAFE_BODY_LIMIT as BODY_LIMIT
-from bot.text import (
-    STATUS_DESCRIPTION_LIMIT,
-    TITLE_LIMIT,
-    chunks,
-    code_block,
-    code_span,
-    escape_markdown,
-    hidden_json,
-    one_line,
-    pack,
-    table_cell,
-    truncate,
-    unpack,
-)
-from bot.tracker import GateResult
+from bot.core.models import Answer, Decision
+from bot.core.tracker import GateResult
+from bot.markdown import code_block, code_span, escape_markdown, one_line, table_cell, truncate
+from bot.trackers.github.text import SAFE_BODY_LIMIT as BODY_LIMIT
+from bot.trackers.github.text import STATUS_DESCRIPTION_LIMIT, TITLE_LIMIT, chunks, hidden_json, pack, unpack
 
 BLOCK_VERSION = 1
 #: Size of one overflow comment's payload (well under GitHub's comment limit).

@@ -14,7 +14,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from bot.errors import InvalidInput
+from bot.core.errors import InvalidInput
 
 CONFIG_PATH = ".github/parkbot.yml"
 
@@ -45,6 +45,31 @@ class Paths(_Section):
     inventory: str = ".parkbot/inventory.json"
 
 
+class Answers(_Section):
+    """How answers recorded in the embedded git backlog prove who gave them (see docs/git-backlog.md)."""
+
+    require_signed: bool = Field(
+        default=False,
+        description="Count an answer or escalation only when its commit's signature verifies and the "
+        "signer is an owner of the decision.",
+    )
+    allowed_signers: str = Field(
+        default=".github/allowed_signers",
+        description="git's allowed-signers file (principals are owner e-mails), read from the checked-out "
+        "default branch, never from the backlog ref.",
+    )
+
+
+class Gate(_Section):
+    """How the gate is published on GitHub."""
+
+    publish: Literal["check", "status", "both"] = Field(
+        default="check",
+        description="check: the check run parkbot/decisions (only GitHub Apps can write one); status: the "
+        "commit status of that name, for branch protection that requires a status; both.",
+    )
+
+
 class Config(_Section):
     """The whole file. Every key is optional; unknown keys are errors."""
 
@@ -61,6 +86,13 @@ class Config(_Section):
     agent_branches: list[str] = Field(default_factory=lambda: ["agent/**"])
     paths: Paths = Field(default_factory=Paths)
     backlog_ref: str = "refs/parkbot/backlog"
+    answers: Answers = Field(default_factory=Answers)
+    gate: Gate = Field(default_factory=Gate)
+    bot_login: str | None = Field(
+        default=None,
+        description="parkbot's own GitHub login when it cannot be found from its token (unusual setups); "
+        "only records written by this login are trusted.",
+    )
 
     @field_validator("hierarchy")
     @classmethod

@@ -1,4 +1,4 @@
-"""Derived identities: a decision's id and its GitHub label.
+"""Derived identities: a decision's id, from facts that already exist.
 
 Ids are derived from facts that already exist (the origin task and the question's key), never
 generated, so a retried filing finds the same item instead of creating another. These functions
@@ -7,17 +7,12 @@ are pure and their output is a contract: changing them orphans every existing de
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 #: Characters allowed in an origin, a key and an option id, after lowercasing.
 NAME_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$")
 MAX_NAME_LENGTH = 100
 SEPARATOR = "-decision-"
-LABEL_PREFIX = "decision:"
-#: GitHub refuses label names longer than this.
-GITHUB_LABEL_MAX = 50
-HASH_LENGTH = 10
 
 
 def normalize_name(value: str, *, what: str = "name") -> str:
@@ -53,21 +48,3 @@ def check_decision_id(value: str) -> str:
     if len(normalized) > 2 * MAX_NAME_LENGTH + len(SEPARATOR) or not re.fullmatch(r"[a-z0-9._-]+", normalized):
         raise ValueError(f"{value!r} is not a decision id: use lowercase letters, digits, '.', '_' and '-'")
     return normalized
-
-
-def id_hash(value: str) -> str:
-    """A short, stable digest: sha256 is the same on every platform and Python version."""
-    return hashlib.sha256(value.encode("utf-8")).hexdigest()[:HASH_LENGTH]
-
-
-def decision_label(did: str) -> str:
-    """The GitHub label that identifies a decision: ``decision:<id>``, shortened with a hash if too long.
-
-    The shortened form keeps a readable prefix of the id and ends in ``~<hash of the full id>``; ``~``
-    never occurs in an id, so a shortened label can never equal an unshortened one.
-    """
-    label = LABEL_PREFIX + did
-    if len(label) <= GITHUB_LABEL_MAX:
-        return label
-    keep = GITHUB_LABEL_MAX - len(LABEL_PREFIX) - 1 - HASH_LENGTH
-    return f"{LABEL_PREFIX}{did[:keep].rstrip('._-')}~{id_hash(did)}"

@@ -18,6 +18,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     TypeAdapter,
     ValidationError,
     ValidationInfo,
@@ -25,8 +26,8 @@ from pydantic import (
     model_validator,
 )
 
-from bot.errors import InvalidInput
-from bot.identity import check_decision_id, decision_id, normalize_name
+from bot.core.errors import InvalidInput
+from bot.core.identity import check_decision_id, decision_id, normalize_name
 
 # Size limits: generous for real use, small enough that one result cannot exhaust a backend.
 MAX_QUESTION = 4_000
@@ -293,6 +294,35 @@ def parse_dependent(value: str) -> str:
 AnswerKind = Literal["option", "free_text", "default", "precedent", "accepted"]
 
 
+class Proof(BaseModel):
+    """What a backend could verify about who wrote a record: a signature, and whose it is.
+
+    Never read from stored data (records carry it as a private attribute set by the adapter that
+    checked the signature), so a record cannot vouch for itself.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    good: bool
+    signer: str | None = None
+    detail: str = ""
+
+
+class _Provable(Strict):
+    """A record an adapter may attach a :class:`Proof` to (see :func:`bot.core.authority.verified`)."""
+
+    _proof: Proof | None = PrivateAttr(default=None)
+
+    @property
+    def proof(self) -> Proof | None:
+        return self._proof
+
+    def with_proof(self, proof: Proof | None) -> Any:
+        copy = self.model_copy()
+        copy._proof = proof
+        return copy
+
+
 class Citation(Strict):
     """Where a precedent answer came from, so nobody mistakes it for an invention."""
 
@@ -303,7 +333,7 @@ class Citation(Strict):
     location: str | None = None
 
 
-class Answer(Strict):
+class Answer(_Provable):
     """An owner's answer, with who gave it and when; ``assumption`` marks an explicit default."""
 
     value: str = Field(min_length=1, max_length=MAX_TEXT)
@@ -322,7 +352,7 @@ class Answer(Strict):
         return self.kind == other.kind and self.value.casefold() == other.value.casefold()
 
 
-class Escalation(Strict):
+class Escalation(_Provable):
     """One hop of the question: up the owner hierarchy, or back to the requester of an interactive run."""
 
     kind: Literal["escalate", "return"] = "escalate"
@@ -418,6 +448,18 @@ class Decision(BaseModel):
     overrides: list[Override] = Field(default_factory=list)
     created_at: datetime
     updated_at: datetime
+    #: Why parts of the stored record carry no authority, as the backend or the core found them
+    #: (edited by someone else, an unverified answer). Never stored: set on every read.
+    _problems: tuple[str, ...] = PrivateAttr(default=())
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        return self._problems
+
+    def with_problems(self, problems: tuple[str, ...] | list[str]) -> Decision:
+        copy = self.model_copy()
+        copy._problems = tuple(dict.fromkeys(problems))
+        return copy
 
     def content_key(self) -> tuple[Any, ...]:
         """What a re-filing may change; equal keys mean ``unchanged`` and no write at all."""

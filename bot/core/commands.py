@@ -34,7 +34,7 @@ from typing import Literal
 
 CommandName = Literal["decide", "answer", "default", "escalate", "return", "accept", "override"]
 COMMAND_NAMES: tuple[CommandName, ...] = ("decide", "answer", "default", "escalate", "return", "accept", "override")
-#: Commands that answer a decision (they go through ``bot.lifecycle.resolve``).
+#: Commands that answer a decision (they go through ``bot.core.lifecycle.resolve``).
 ANSWERING: frozenset[str] = frozenset({"decide", "answer", "default"})
 
 _COMMAND_LINE = re.compile(r"^ {0,3}/(?P<name>[A-Za-z]+)(?=\s|$)(?P<rest>.*)$")

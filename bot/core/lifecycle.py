@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from bot.config import Config
-from bot.errors import ConcurrentChange, InvalidInput, NotFound, Refused
-from bot.identity import check_decision_id
-from bot.identity import decision_id as derive_id
-from bot.models import (
+from bot.core import authority
+from bot.core.authority import Actor
+from bot.core.config import Config
+from bot.core.errors import ConcurrentChange, InvalidInput, NotFound, Refused
+from bot.core.identity import check_decision_id
+from bot.core.identity import decision_id as derive_id
+from bot.core.models import (
     Answer,
     AnswerKind,
     Decision,
@@ -36,15 +38,13 @@ from bot.models import (
     Override,
     utcnow,
 )
-from bot.policy import budget_refusal, find_precedent
-from bot.tracker import GateResult, Location, Pollable, PollToken, Tracker
+from bot.core.policy import budget_refusal, find_precedent
+from bot.core.tracker import DependentState, GateResult, Location, Pollable, PollToken, Tracker
 
 ParkAction = Literal["created", "updated", "unchanged"]
 ResolveAction = Literal["resolved", "completed", "unchanged"]
 #: How the owner answered: ``decide`` names an option, ``answer`` gives text, ``default`` an assumption.
 Command = Literal["decide", "answer", "default", "auto"]
-
-PERMISSION_RANK = {"read": 1, "triage": 2, "write": 3, "maintain": 4, "admin": 5}
 
 
 @dataclass(frozen=True)
@@ -160,52 +160,78 @@ PARK_ATTEMPTS = 5
 
 
 def park(tracker: Tracker, result: NeedsInput, config: Config, *, now: datetime | None = None) -> ParkOutcome:
-    """File a ``needs_input`` result: create it, update it in place, or refuse.
+    """File a ``needs_input`` result: create it, update it in place, or refuse."""
+    now = now or utcnow()
+    owner = config.owner_for(result.origin) or tracker.default_owner()
+    return _file(tracker, config, build_decision(result, owner, now), now)
+
+
+def _file(tracker: Tracker, config: Config, incoming: Decision, now: datetime) -> ParkOutcome:
+    """Create, update in place, or refuse: the identity rules of every filing (questions and review items).
 
     Two agents may file the same decision at the same moment; the backend's ``create`` raises
     :class:`ConcurrentChange` for the loser, which then re-reads and updates the winner's item.
     """
-    now = now or utcnow()
     for attempt in range(1, PARK_ATTEMPTS + 1):
         try:
-            return _park_once(tracker, result, config, now)
+            return _file_once(tracker, config, incoming, now)
         except ConcurrentChange:
             if attempt == PARK_ATTEMPTS:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _park_once(tracker: Tracker, result: NeedsInput, config: Config, now: datetime) -> ParkOutcome:
-    owner = config.owner_for(result.origin) or tracker.default_owner()
-    incoming = build_decision(result, owner, now)
-    existing = None if tracker.claim(incoming.id) else tracker.find(incoming.id)
-
+def _file_once(tracker: Tracker, config: Config, incoming: Decision, now: datetime) -> ParkOutcome:
+    existing = None if tracker.claim(incoming.id) else _read(tracker, config, incoming.id)
     if existing is None:
         return _park_new(tracker, incoming, config, now)
-
-    if existing.title != incoming.title:
+    if existing.title != incoming.title or existing.kind != incoming.kind:
         raise Refused(
-            f"identity collision: decision {incoming.id} already exists with the title {existing.title!r}, "
+            f"identity collision: {incoming.kind} {incoming.id} already exists with the title {existing.title!r}, "
             f"not {incoming.title!r}. Use another key for a different question, or the same title to update it.",
             reason="collision",
         )
     if existing.state == "resolved":
         answer = existing.answer.value if existing.answer else "?"
         raise Refused(
-            f"decision {incoming.id} is already resolved (answer: {answer!r}); a resolved decision stays "
+            f"{incoming.kind} {incoming.id} is already resolved (answer: {answer!r}); a resolved decision stays "
             "resolved. File a new question under another key if the situation changed.",
             reason="resolved",
         )
-
     merged = merge_refiling(existing, incoming, now)
     changed = merged.content_key() != existing.content_key() or existing.state != "open"
     location = tracker.update(merged) if changed else tracker.location(existing)
-    gates = tracker.block_dependents(merged) if merged.blocking and merged.dependents else []
+    gates = _block(tracker, merged)
     return ParkOutcome(merged, "updated" if changed else "unchanged", location, gates)
 
 
+def _block(tracker: Tracker, decision: Decision) -> list[GateResult]:
+    """Link a blocking decision's dependents and publish their (blocked) gates."""
+    if not (decision.blocking and decision.dependents):
+        return []
+    return _publish(tracker, decision, tracker.block_dependents(decision), ignore=None)
+
+
+def _publish(
+    tracker: Tracker, decision: Decision, states: list[DependentState], *, ignore: str | None
+) -> list[GateResult]:
+    """Evaluate each dependent's gate from what still links it, and publish it where it can be shown."""
+    results = []
+    for state in states:
+        linked = [d for d in state.others if d.id != decision.id]
+        result = evaluate_gate(state.target, [decision, *linked], ignore=ignore)
+        if state.note:
+            result = GateResult(result.target, result.blocking, result.resolved, {"note": state.note})
+        if state.publishable:
+            tracker.publish_gate(result)
+        results.append(result)
+    return results
+
+
 def _park_new(tracker: Tracker, incoming: Decision, config: Config, now: datetime) -> ParkOutcome:
-    """A new question: within budget, citing a precedent if one exists, logged."""
+    """A new item, logged; a new question must also be within budget, and cites a precedent if one exists."""
+    if incoming.kind == "review":
+        return ParkOutcome(incoming, "created", tracker.create(incoming, log_entry("parked", incoming, now)))
     refusal = budget_refusal(incoming, tracker.open_decisions(origin=incoming.origin, run=incoming.run), config)
     if refusal is not None:
         reason, message = refusal
@@ -216,14 +242,12 @@ def _park_new(tracker: Tracker, incoming: Decision, config: Config, now: datetim
     )
     if citation is not None:
         incoming = incoming.model_copy(update={"precedent": citation})
-    location = tracker.create(incoming)
-    tracker.append_log(log_entry("parked", incoming, now))
+    location = tracker.create(incoming, log_entry("parked", incoming, now))
     if citation is not None and config.precedents == "apply":
         answer = Answer(value=citation.answer, kind="precedent", by="precedent", at=now, citation=citation)
         done = _complete(tracker, config, incoming, answer, "resolved", now)
         return ParkOutcome(done.decision, "created", location, done.gates)
-    gates = tracker.block_dependents(incoming) if incoming.blocking and incoming.dependents else []
-    return ParkOutcome(incoming, "created", location, gates)
+    return ParkOutcome(incoming, "created", location, _block(tracker, incoming))
 
 
 # --- resolve ---------------------------------------------------------------------------------
@@ -242,30 +266,24 @@ def _found(did: str, decision: Decision | None) -> Decision:
     return decision
 
 
-def _load(tracker: Tracker, decision_id: str) -> Decision:
+def recorded_answer(tracker: Tracker, config: Config, decision: Decision) -> Answer | None:
+    """The answer step (a) recorded, where it carries authority (see :mod:`bot.core.authority`)."""
+    return authority.recorded_answer(tracker, config, decision)
+
+
+def verify(tracker: Tracker, config: Config, decision: Decision) -> Decision:
+    """A decision as read, with only the authority its records prove (see :mod:`bot.core.authority`)."""
+    return authority.verified(decision, config) if authority.requires_signatures(tracker, config) else decision
+
+
+def _read(tracker: Tracker, config: Config, did: str) -> Decision | None:
+    found = tracker.find(did)
+    return verify(tracker, config, found) if found is not None else None
+
+
+def _load(tracker: Tracker, config: Config, decision_id: str) -> Decision:
     did = _checked_id(decision_id)
-    return _found(did, tracker.find(did))
-
-
-def authorize(tracker: Tracker, config: Config, decision: Decision, by: str) -> None:
-    """Only owners resolve: the decision's owner, anyone above it, or (if configured) a collaborator.
-
-    Bots never resolve: an agent answering its own question is the failure this tool prevents.
-    """
-    if by.casefold().endswith("[bot]"):
-        raise Refused(f"{by} is a bot; only a human owner can answer a decision", reason="not_authorized")
-    principals = [decision.owner, *config.chain_above(decision.owner)]
-    if any(tracker.is_member(by, principal) for principal in principals):
-        return
-    needed = config.repository_permission_resolves
-    if needed != "none":
-        permission = tracker.permission_of(by, decision)
-        if permission and PERMISSION_RANK.get(permission, 0) >= PERMISSION_RANK[needed]:
-            return
-    raise Refused(
-        f"{by} may not answer {decision.id}: its owners are {', '.join(principals)}",
-        reason="not_authorized",
-    )
+    return _found(did, _read(tracker, config, did))
 
 
 def interpret_answer(decision: Decision, value: str, command: Command) -> tuple[str, AnswerKind]:
@@ -294,25 +312,48 @@ def resolve(
     config: Config,
     decision_id: str,
     value: str,
-    by: str,
+    by: Actor,
     *,
     command: Command = "auto",
     source: str | None = None,
     now: datetime | None = None,
 ) -> ResolveOutcome:
-    """Record an answer and run the four resolution steps; safe to run again after any failure."""
-    decision = _load(tracker, decision_id)
+    """Record an answer and run the four resolution steps; safe to run again after any failure.
+
+    Another writer may record an answer between our read and our write; the backend then raises
+    :class:`ConcurrentChange` and the rules are applied again to what it recorded.
+    """
+    for attempt in range(1, PARK_ATTEMPTS + 1):
+        try:
+            return _resolve_once(tracker, config, decision_id, value, by, command, source, now)
+        except ConcurrentChange:
+            if attempt == PARK_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _resolve_once(
+    tracker: Tracker,
+    config: Config,
+    decision_id: str,
+    value: str,
+    by: Actor,
+    command: Command,
+    source: str | None,
+    now: datetime | None,
+) -> ResolveOutcome:
+    decision = _load(tracker, config, decision_id)
     if decision.state == "abandoned":
         raise Refused(
             f"decision {decision.id} was abandoned without an answer; re-file it to ask again", reason="abandoned"
         )
     if decision.kind == "review":
         raise InvalidInput(f"{decision.id} is a review item: /accept its assumptions, or /override <n> <text>")
-    authorize(tracker, config, decision, by)
+    authority.authorize(tracker, config, decision, by)
     answer_value, kind = interpret_answer(decision, value, command)
-    answer = Answer(value=answer_value, kind=kind, by=by, at=now or utcnow(), source=source)
+    answer = Answer(value=answer_value, kind=kind, by=by.login, at=now or utcnow(), source=source)
 
-    recorded = decision.answer if decision.state == "resolved" else tracker.recorded_answer(decision)
+    recorded = decision.answer if decision.state == "resolved" else authority.recorded_answer(tracker, config, decision)
     if recorded is not None and not recorded.same_answer(answer):
         raise Refused(
             f"decision {decision.id} already has the answer {recorded.value!r} "
@@ -335,10 +376,9 @@ def _complete(
     if action == "resolved":
         tracker.record_answer(decision, answer)
     tracker.point_dependents(decision, answer)
-    gates = tracker.clear_blocking(decision)
     resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
-    tracker.append_log(log_entry("resolved", resolved, now, location=_where(tracker, resolved)))
-    tracker.close(decision, answer)
+    gates = _publish(tracker, resolved, tracker.clear_blocking(decision), ignore=decision.id)
+    tracker.close(decision, answer, log_entry("resolved", resolved, now, location=_where(tracker, resolved)))
     return ResolveOutcome(resolved, action, answer, tracker.location(resolved), gates)
 
 
@@ -358,9 +398,14 @@ def evaluate_gate(target: str, linked: list[Decision], *, ignore: str | None = N
     return GateResult(target=target, blocking=blocking, resolved=resolved)
 
 
-def gate(tracker: Tracker, target: str) -> GateResult:
+def linked(tracker: Tracker, config: Config, target: str) -> list[Decision]:
+    """The decisions a dependent waits for, each with only the authority its records prove."""
+    return [verify(tracker, config, d) for d in tracker.linked_decisions(target)]
+
+
+def gate(tracker: Tracker, config: Config, target: str) -> GateResult:
     """Evaluate and publish the gate of one dependent (``#N`` or ``branch:<name>``)."""
-    result = evaluate_gate(target, tracker.linked_decisions(target))
+    result = evaluate_gate(target, linked(tracker, config, target))
     tracker.publish_gate(result)
     return result
 
@@ -372,48 +417,51 @@ def escalate(
     tracker: Tracker,
     config: Config,
     decision_id: str,
-    by: str,
+    by: Actor,
     *,
     to: str | None = None,
     now: datetime | None = None,
 ) -> ParkOutcome:
     """Move a question exactly one level up the hierarchy; sideways, down or past the top is refused."""
-    decision = _load(tracker, decision_id)
+    decision = _load(tracker, config, decision_id)
     if decision.state != "open":
         raise Refused(
             f"decision {decision.id} is {decision.state}; only open questions escalate", reason=decision.state
         )
-    authorize(tracker, config, decision, by)
-    above = config.above(decision.owner)
+    authority.authorize(tracker, config, decision, by)
+    owner = authority.current_owner(decision, config)
+    above = config.above(owner)
     if above is None:
         raise Refused(
-            f"{decision.owner} is at the top of the hierarchy: nobody above can take {decision.id}. "
+            f"{owner} is at the top of the hierarchy: nobody above can take {decision.id}. "
             "Answer it, or answer with an explicit default (/default <option>).",
             reason="top_of_hierarchy",
         )
     if to is not None and to.casefold() != above.casefold():
         raise Refused(
-            f"questions only move up, one level at a time: {decision.owner} -> {above}, not {to}",
+            f"questions only move up, one level at a time: {owner} -> {above}, not {to}",
             reason="not_upward",
         )
-    return _move(tracker, decision, Escalation(from_owner=decision.owner, to_owner=above, by=by, at=now or utcnow()))
+    hop = Escalation(from_owner=owner, to_owner=above, by=by.login, at=now or utcnow())
+    return _move(tracker, decision, hop)
 
 
 def return_to_requester(
-    tracker: Tracker, config: Config, decision_id: str, by: str, *, now: datetime | None = None
+    tracker: Tracker, config: Config, decision_id: str, by: Actor, *, now: datetime | None = None
 ) -> ParkOutcome:
     """``/return``: the owner cannot answer, so the question goes back to whoever started an interactive run."""
-    decision = _load(tracker, decision_id)
+    decision = _load(tracker, config, decision_id)
     if decision.state != "open":
         raise Refused(f"decision {decision.id} is {decision.state}; only open questions move", reason=decision.state)
-    authorize(tracker, config, decision, by)
+    authority.authorize(tracker, config, decision, by)
     if not decision.requester:
         raise Refused(
             f"{decision.id} came from a run that is not interactive (no requester): answer it, escalate it, "
             "or answer with an explicit default",
             reason="not_interactive",
         )
-    hop = Escalation(kind="return", from_owner=decision.owner, to_owner=decision.requester, by=by, at=now or utcnow())
+    owner = authority.current_owner(decision, config)
+    hop = Escalation(kind="return", from_owner=owner, to_owner=decision.requester, by=by.login, at=now or utcnow())
     return _move(tracker, decision, hop)
 
 
@@ -421,9 +469,9 @@ def _move(tracker: Tracker, decision: Decision, hop: Escalation) -> ParkOutcome:
     moved = decision.model_copy(
         update={"owner": hop.to_owner, "escalations": [*decision.escalations, hop], "updated_at": hop.at}
     )
-    location = tracker.update(moved)
     event = "escalated" if hop.kind == "escalate" else "returned"
-    tracker.append_log(log_entry(event, moved, hop.at, by=hop.by, reason=f"{hop.from_owner} -> {hop.to_owner}"))
+    entry = log_entry(event, moved, hop.at, by=hop.by, reason=f"{hop.from_owner} -> {hop.to_owner}")
+    location = tracker.update(moved, entry)
     return ParkOutcome(moved, "updated", location)
 
 
@@ -456,39 +504,26 @@ def park_review(
         created_at=now,
         updated_at=now,
     )
-    existing = None if tracker.claim(incoming.id) else tracker.find(incoming.id)
-    if existing is None:
-        location = tracker.create(incoming)
-        tracker.append_log(log_entry("parked", incoming, now))
-        return ParkOutcome(incoming, "created", location)
-    if existing.title != incoming.title or existing.kind != "review":
-        raise Refused(f"identity collision: {incoming.id} already exists as {existing.title!r}", reason="collision")
-    if existing.state == "resolved":
-        raise Refused(f"the review {incoming.id} was already accepted; it stays closed", reason="resolved")
-    merged = merge_refiling(existing, incoming, now)
-    changed = merged.content_key() != existing.content_key()
-    return ParkOutcome(
-        merged, "updated" if changed else "unchanged", tracker.update(merged) if changed else tracker.location(existing)
-    )
+    return _file(tracker, config, incoming, now)
 
 
-def _load_review(tracker: Tracker, config: Config, decision_id: str, by: str) -> Decision:
-    decision = _load(tracker, decision_id)
+def _load_review(tracker: Tracker, config: Config, decision_id: str, by: Actor) -> Decision:
+    decision = _load(tracker, config, decision_id)
     if decision.kind != "review":
         raise InvalidInput(f"{decision.id} is a decision, not a review item: answer it with /decide")
-    authorize(tracker, config, decision, by)
+    authority.authorize(tracker, config, decision, by)
     return decision
 
 
 def accept_review(
-    tracker: Tracker, config: Config, decision_id: str, by: str, *, now: datetime | None = None
+    tracker: Tracker, config: Config, decision_id: str, by: Actor, *, now: datetime | None = None
 ) -> ResolveOutcome:
     """``/accept``: the owner reviewed the assumptions and lets them stand; closes the review item."""
     decision = _load_review(tracker, config, decision_id, by)
-    answer = Answer(value="accepted", kind="accepted", by=by, at=now or utcnow())
+    answer = Answer(value="accepted", kind="accepted", by=by.login, at=now or utcnow())
     if decision.state == "resolved":
         return ResolveOutcome(decision, "unchanged", decision.answer or answer, tracker.location(decision))
-    recorded = tracker.recorded_answer(decision)
+    recorded = authority.recorded_answer(tracker, config, decision)
     return _complete(tracker, config, decision, recorded or answer, "completed" if recorded else "resolved", answer.at)
 
 
@@ -498,7 +533,7 @@ def override_assumption(
     decision_id: str,
     number: int,
     text: str,
-    by: str,
+    by: Actor,
     *,
     now: datetime | None = None,
 ) -> ParkOutcome:
@@ -519,36 +554,34 @@ def override_assumption(
             f"assumption {number} of {decision.id} was already overridden with {previous.text!r}",
             reason="conflicting_answer",
         )
-    override = Override(assumption=number, text=text.strip(), by=by, at=now)
+    override = Override(assumption=number, text=text.strip(), by=by.login, at=now)
     changed = decision.model_copy(update={"overrides": [*decision.overrides, override], "updated_at": now})
-    location = tracker.update(changed)
+    entry = log_entry(
+        "overridden",
+        changed,
+        now,
+        by=by.login,
+        answer=override.text,
+        reason=f"assumption {number}: {decision.assumptions[number - 1].text}",
+    )
+    location = tracker.update(changed, entry)
     note = Answer(
-        value=f"assumption {number} overridden: {override.text} (rework needed)", kind="free_text", by=by, at=now
+        value=f"assumption {number} overridden: {override.text} (rework needed)", kind="free_text", by=by.login, at=now
     )
     tracker.point_dependents(changed, note)
-    tracker.append_log(
-        log_entry(
-            "overridden",
-            changed,
-            now,
-            by=by,
-            answer=override.text,
-            reason=f"assumption {number}: {decision.assumptions[number - 1].text}",
-        )
-    )
     return ParkOutcome(changed, "updated", location)
 
 
 # --- wait and resume -------------------------------------------------------------------------
 
 
-def answer_of(tracker: Tracker, decision_id: str) -> Decision:
-    """The decision as it stands now (for ``wait`` polling and ``resume``)."""
-    return _load(tracker, decision_id)
+def answer_of(tracker: Tracker, config: Config, decision_id: str) -> Decision:
+    """The decision as it stands now (for ``show``, ``wait`` polling and ``resume``)."""
+    return _load(tracker, config, decision_id)
 
 
 def poll_answer(
-    tracker: Tracker, decision_id: str, previous: PollToken | None = None
+    tracker: Tracker, config: Config, decision_id: str, previous: PollToken | None = None
 ) -> tuple[Decision, PollToken | None]:
     """One poll of ``wait``: the decision now, and a token that makes the next poll cheap.
 
@@ -557,10 +590,10 @@ def poll_answer(
     token. Pass the returned token to the next call.
     """
     if not isinstance(tracker, Pollable):
-        return answer_of(tracker, decision_id), None
+        return answer_of(tracker, config, decision_id), None
     did = _checked_id(decision_id)
     decision, token = tracker.poll(did, previous if previous is not None and previous.decision_id == did else None)
-    return _found(did, decision), token
+    return verify(tracker, config, _found(did, decision)), token
 
 
 def resume_context(decision: Decision) -> dict[str, Any]:
@@ -581,3 +614,114 @@ def resume_context(decision: Decision) -> dict[str, Any]:
         "overrides": [o.model_dump(mode="json") for o in decision.overrides],
         "work_so_far": decision.work_so_far,
     }
+
+
+# --- finishing, and issues closed or reopened by hand ------------------------------------------
+
+#: The command that re-records an answer of each kind (``Answer.same_answer`` compares kinds too).
+COMMAND_FOR_KIND: dict[str, Command] = {"option": "decide", "free_text": "answer", "default": "default"}
+
+
+def finish_resolution(
+    tracker: Tracker, config: Config, decision: Decision, recorded: Answer, *, now: datetime | None = None
+) -> ResolveOutcome:
+    """Complete a resolution whose answer is recorded, as the recorded actor, through the same rules.
+
+    The actor is re-checked: one who is no longer an owner is refused. An answer of a kind no command
+    gives (a precedent) cannot be finished this way and is :class:`InvalidInput`.
+    """
+    actor = Actor(recorded.by)
+    if recorded.kind == "accepted":
+        return accept_review(tracker, config, decision.id, actor, now=now)
+    command = COMMAND_FOR_KIND.get(recorded.kind)
+    if command is None:
+        raise InvalidInput(
+            f"{decision.id}: a {recorded.kind} answer is recorded but cannot be finished automatically; "
+            f"finish it with `parkbot resolve {decision.id} --answer ...`"
+        )
+    return resolve(
+        tracker, config, decision.id, recorded.value, actor, command=command, source=recorded.source, now=now
+    )
+
+
+HandAction = Literal["ignored", "finished", "abandoned", "reopened", "closed_again", "revived"]
+
+
+@dataclass(frozen=True)
+class HandOutcome:
+    """What a person closing or reopening a decision's item led to, and why (``message``)."""
+
+    action: HandAction
+    decision: Decision
+    message: str
+    location: Location | None = None
+    resolution: ResolveOutcome | None = None
+    gates: list[GateResult] = field(default_factory=list)
+
+
+REOPENED = (
+    "{who} closed this decision without an answer, and a question is only settled by an answer (its dependents "
+    "stay blocked). Answer it with one of the commands above, or answer with an explicit default "
+    "(`/default <option>`). To give up on the question instead, set `closed_without_answer: abandon` in the "
+    "configuration."
+)
+ABANDONED = "closed by {who} without an answer"
+CLOSED_AGAIN = (
+    "this decision was resolved ({answer!r} by {by}), and a resolved decision stays resolved. If the situation "
+    "changed, file a new question under another key."
+)
+REVIVED = "{who} reopened this question: it is open again and blocks its dependents until it is answered."
+
+
+def closed_by_hand(
+    tracker: Tracker, config: Config, decision: Decision, who: str, *, now: datetime | None = None
+) -> HandOutcome:
+    """Someone closed an open decision. With a recorded answer the resolution is finished; without one the
+    decision is reopened (``closed_without_answer: reopen``) or abandoned (``abandon``); dependents stay
+    blocked either way, because silence is not an answer."""
+    now = now or utcnow()
+    if decision.state == "resolved":
+        return HandOutcome("ignored", decision, f"{decision.id} is resolved")
+    reopened = decision.model_copy(update={"state": "open"})
+    recorded = authority.recorded_answer(tracker, config, reopened)
+    if recorded is not None:
+        tracker.update(reopened)
+        done = finish_resolution(tracker, config, reopened, recorded, now=now)
+        return HandOutcome(
+            "finished", done.decision, "finished a resolution that had stopped part-way", resolution=done
+        )
+    if config.closed_without_answer == "abandon":
+        reason = ABANDONED.format(who=who)
+        tracker.mark_abandoned(decision, reason, log_entry("abandoned", decision, now, by=who, reason=reason))
+        abandoned = decision.model_copy(update={"state": "abandoned"})
+        return HandOutcome("abandoned", abandoned, reason)
+    location = tracker.update(reopened)
+    return HandOutcome("reopened", reopened, REOPENED.format(who=who), location)
+
+
+def reopened_by_hand(
+    tracker: Tracker,
+    config: Config,
+    decision: Decision,
+    who: str,
+    *,
+    was_resolved: bool,
+    was_abandoned: bool = False,
+    now: datetime | None = None,
+) -> HandOutcome:
+    """Someone reopened a decision. A resolved one is closed again (it stays resolved); an abandoned one is
+    taken as asking again: open and blocking once more."""
+    now = now or utcnow()
+    if was_resolved:
+        answer = authority.recorded_answer(tracker, config, decision)
+        if answer is None:
+            return HandOutcome("ignored", decision, f"{decision.id} is marked resolved but has no recorded answer")
+        resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
+        tracker.close(decision, answer, log_entry("resolved", resolved, answer.at))
+        return HandOutcome("closed_again", resolved, CLOSED_AGAIN.format(answer=answer.value, by=answer.by))
+    if decision.state == "open" and not was_abandoned:
+        return HandOutcome("ignored", decision, f"{decision.id} is open already")
+    revived = decision.model_copy(update={"state": "open"})
+    location = tracker.update(revived)
+    gates = [gate(tracker, config, target) for target in decision.dependents] if decision.blocking else []
+    return HandOutcome("revived", revived, REVIVED.format(who=who), location, gates=gates)
