@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from bot.core.config import CONFIG_PATH, Config, load_config, parse_config
+from bot.core.config import CONFIG_PATH, Config, find_config, load_config, parse_config
 from bot.core.errors import InvalidInput
 from bot.core.tracker import Tracker
 
@@ -61,14 +61,8 @@ def open_backend(
 
 
 def _local_config(config_path: str | Path | None, repo_path: str | Path) -> Config:
-    """``--config`` if given, else ``.github/parkbot.yml`` in the working tree, else defaults."""
+    """``--config`` if given, else ``.github/parkbot.yml`` (or ``.yaml``) in the working tree, else defaults."""
     if config_path is not None:
         return load_config(config_path)
-    start = Path(repo_path).resolve()
-    for folder in (start, *start.parents):
-        candidate = folder / CONFIG_PATH
-        if candidate.is_file():
-            return load_config(candidate)
-        if (folder / ".git").exists():
-            break
-    return Config()
+    found = find_config(repo_path)
+    return load_config(found) if found is not None else Config()

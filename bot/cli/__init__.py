@@ -11,6 +11,7 @@ import sys
 import click
 
 from bot import __version__
+from bot.cli.config import CONFIG_COMMANDS
 from bot.cli.core import COMMANDS
 from bot.cli.dashboard import DASHBOARD_COMMANDS
 from bot.cli.events import EVENT_COMMANDS
@@ -35,7 +36,7 @@ def cli() -> None:
     """
 
 
-for command in [*COMMANDS, *POLICY_COMMANDS, *REPORT_COMMANDS, *DASHBOARD_COMMANDS, *EVENT_COMMANDS]:
+for command in [*COMMANDS, *POLICY_COMMANDS, *REPORT_COMMANDS, *DASHBOARD_COMMANDS, *EVENT_COMMANDS, *CONFIG_COMMANDS]:
     cli.add_command(command)
 
 
