@@ -64,18 +64,25 @@ def test_action_outputs_come_from_the_run_step() -> None:
         assert outputs[name]["description"].strip()
 
 
-def test_action_installs_itself_with_a_pinned_setup_python_and_a_cache() -> None:
+def test_action_caches_its_virtual_environment_and_installs_from_the_lock() -> None:
     text = ACTION.read_text(encoding="utf-8")
-    assert '"${GITHUB_ACTION_PATH}/../.."' in text
-    assert "--constraint" in text
-    assert (ACTION.parent / "constraints.txt").is_file()
     for line in uses_lines(ACTION):
         ref = line.split("uses:", 1)[1].split("#")[0].strip()
         assert PINNED.match(ref), line
         assert VERSION_COMMENT.search(line), line
     assert "actions/setup-python@" in text
-    assert "actions/cache@" in text
-    assert "pyproject.toml" in text
+    steps = {step.get("id"): step for step in steps_of(load(ACTION))}
+    cache = next(step for step in steps_of(load(ACTION)) if str(step.get("uses", "")).startswith("actions/cache@"))
+    assert cache["with"] == {
+        "path": "${{ steps.cache-key.outputs.venv }}",
+        "key": "${{ steps.cache-key.outputs.key }}",
+        "restore-keys": "${{ steps.cache-key.outputs.deps-key }}-",
+    }
+    assert "venv_key.py" in steps["cache-key"]["run"]
+    assert "install.sh" in steps["install"]["run"]
+    assert steps["run"]["env"]["PARKBOT_PYTHON"] == "${{ steps.install.outputs.python }}"
+    assert (ACTION.parent / "requirements.lock").is_file()
+    assert not (ACTION.parent / "constraints.txt").exists()
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
