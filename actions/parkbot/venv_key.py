@@ -18,6 +18,7 @@ import hashlib
 import os
 import platform
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -47,7 +48,7 @@ def source_files(root: Path) -> list[Path]:
 
 
 def keys(env: dict[str, str], root: Path = ROOT, lock: Path = LOCK) -> dict[str, str]:
-    venv = Path(env.get("RUNNER_TEMP") or "/tmp") / "parkbot-venv"
+    venv = Path(env.get("RUNNER_TEMP") or tempfile.gettempdir()) / "parkbot-venv"
     runner = f"{env.get('RUNNER_OS') or platform.system()}-{env.get('RUNNER_ARCH') or platform.machine()}"
     version = env.get("PARKBOT_PYTHON_VERSION") or platform.python_version()
     place = hashlib.sha256(f"{sys.executable}\0{venv}".encode()).hexdigest()[:8]
