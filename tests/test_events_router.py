@@ -52,6 +52,7 @@ def test_the_routing_table() -> None:
         "schedule": [None],
         "status": [None],
         "workflow_dispatch": [None],
+        "workflow_run": ["completed"],
     }
 
 

@@ -283,3 +283,10 @@ class Syncing(Protocol):
     """Share the backlog with a remote (the embedded git backlog)."""
 
     def sync(self, remote: str = "origin") -> str: ...
+
+
+@runtime_checkable
+class FindsPullsByCommit(Protocol):
+    """Name the open pull requests whose head is a commit (a fork's pull request, seen from a workflow run)."""
+
+    def open_pulls_at(self, sha: str, *, head: str) -> list[int]: ...

@@ -10,6 +10,7 @@
 | ``check_run`` | rerequested | :mod:`~bot.events.checks` | the PRs of parkbot's check, gated again |
 | ``status`` | (none) | :mod:`~bot.events.checks` | a hand-set ``parkbot/decisions`` evaluated again |
 | ``workflow_dispatch``, ``schedule`` | (none) | :mod:`~bot.events.reconcile` | a full reconcile |
+| ``workflow_run`` | completed | :mod:`~bot.events.workflow_run` | the gate on a fork's PR, from the base repo |
 
 Each module keeps its own :class:`~bot.events.router.Router` (as bedevere does); :data:`ROUTER`
 joins them. :func:`handle_event` is the one entry point: unknown events and actions come back as an
@@ -35,7 +36,7 @@ from typing import Any, Literal
 
 from bot.core.errors import InvalidInput
 from bot.dashboard import changed_something
-from bot.events import checks, comments, issues, merge_group, pulls, push, reconcile
+from bot.events import checks, comments, issues, merge_group, pulls, push, reconcile, workflow_run
 from bot.events.base import Context, Event, Item, TrackerFactory
 from bot.events.router import Router
 
@@ -47,6 +48,7 @@ ROUTER = Router(
     merge_group.router,
     checks.router,
     reconcile.router,
+    workflow_run.router,
 )
 
 OutcomeStatus = Literal["handled", "ignored", "unknown"]

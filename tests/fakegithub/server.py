@@ -347,8 +347,13 @@ class FakeGitHub:
         *,
         draft: bool = False,
         labels: Iterable[str] = (),
+        head_repo: str | None = None,
     ) -> Issue:
-        """Open a PR (stored as an issue with ``pull``); ``commits``: [{sha, message}]."""
+        """Open a PR (stored as an issue with ``pull``); ``commits``: [{sha, message}].
+
+        ``head_repo`` (``owner/name``) makes it a pull request from a fork: its head branch lives there,
+        so ``head_ref`` is not one of this repository's branches.
+        """
         base_ref = base_ref or self.default_branch
         specs = list(commits or [])
         if head_sha is not None and (not specs or specs[-1].get("sha") != head_sha):
@@ -366,9 +371,12 @@ class FakeGitHub:
             )
             shas.append(c.sha)
             parent = c.sha
-        self.branches[head_ref] = shas[-1]
+        if head_repo is None:
+            self.branches[head_ref] = shas[-1]
         iss = self.add_issue(title, body, labels=labels, author=author, number=number)
-        iss.pull = PullInfo(head_sha=shas[-1], head_ref=head_ref, base_ref=base_ref, commits=shas, draft=draft)
+        iss.pull = PullInfo(
+            head_sha=shas[-1], head_ref=head_ref, base_ref=base_ref, commits=shas, draft=draft, head_repo=head_repo
+        )
         return iss
 
     def push(self, pr_number: int, sha: str | None = None, message: str = "Update") -> Commit:
@@ -379,7 +387,8 @@ class FakeGitHub:
         c = self.add_commit(sha, message, author=iss.user, parents=[iss.pull.head_sha])
         iss.pull.head_sha = c.sha
         iss.pull.commits.append(c.sha)
-        self.branches[iss.pull.head_ref] = c.sha
+        if iss.pull.head_repo is None:
+            self.branches[iss.pull.head_ref] = c.sha
         iss.updated_at = self.now()
         return c
 
