@@ -29,8 +29,8 @@ from bot.core.commands import ANSWERING, Command, parse
 from bot.core.config import Config
 from bot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused
 from bot.core.models import Decision
-from bot.core.tracker import Tracker
-from bot.markdown import code_span, escape_markdown
+from bot.core.tracker import IssueComments, Tracker
+from bot.markdown import code_span, escape_markdown, table_cell
 from bot.trackers.github.render import read_marker
 
 Action = Literal[
@@ -42,20 +42,13 @@ Action = Literal[
     "returned",
     "accepted",
     "overridden",
+    "help",
     "refused",
 ]
 
 
-class CommentTracker(Tracker, Protocol):
-    """What the handler needs beyond :class:`Tracker` (the GitHub tracker provides it)."""
-
-    def decision_at(self, number: int) -> Decision | None: ...
-
-    def reply(self, issue_number: int, key: str, text: str) -> Any:
-        """Write or edit the one reply keyed ``key``; ``text`` is Markdown (untrusted parts escaped)."""
-        ...
-
-    def comment_url(self, issue_number: int, comment_id: int | str) -> str: ...
+class CommentTracker(Tracker, IssueComments, Protocol):
+    """A tracker with decision issues to comment on (the GitHub backend)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +108,7 @@ def handle_comment(
         return CommandResult("refused", reason, command, decision_id, message, replied=True)
 
     if command.error:
-        return refuse("invalid_command", command.error)
+        return refuse("unknown_command" if command.name == "unknown" else "invalid_command", command.error)
     decision = tracker.decision_at(issue_number)
     if decision is None:
         return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
@@ -148,6 +141,15 @@ def _run(
         tracker.reply(issue_number, key, text)
         return CommandResult(action, "ok", command, did, text, replied=True, outcome=outcome)
 
+    if command.name == "help":
+        rows = lifecycle.help_text(decision)
+        table = "\n".join(f"| {code_span(typed)} | {table_cell(meaning)} |" for typed, meaning in rows)
+        text = (
+            f"What you can type on {code_span(did)} (a new comment, the command at the start of a line):\n\n"
+            f"| Comment | What it does |\n| --- | --- |\n{table}\n\n"
+            "Only the decision's owners, and those above them in the hierarchy, can answer."
+        )
+        return confirm("help", text, None)
     if command.name in ANSWERING:
         assert command.arg is not None
         outcome = lifecycle.resolve(
