@@ -210,17 +210,16 @@ def _block(tracker: Tracker, decision: Decision) -> list[GateResult]:
     """Link a blocking decision's dependents and publish their (blocked) gates."""
     if not (decision.blocking and decision.dependents):
         return []
-    return _publish(tracker, decision, tracker.block_dependents(decision), ignore=None)
+    return _publish(tracker, decision, tracker.block_dependents(decision))
 
 
-def _publish(
-    tracker: Tracker, decision: Decision, states: list[DependentState], *, ignore: str | None
-) -> list[GateResult]:
-    """Evaluate each dependent's gate from what still links it, and publish it where it can be shown."""
+def _publish(tracker: Tracker, decision: Decision, states: list[DependentState]) -> list[GateResult]:
+    """Evaluate each dependent's gate from ``decision`` as it now stands and whatever else still links the
+    dependent, and publish it where it can be shown."""
     results = []
     for state in states:
         linked = [d for d in state.others if d.id != decision.id]
-        result = evaluate_gate(state.target, [decision, *linked], ignore=ignore)
+        result = evaluate_gate(state.target, [decision, *linked])
         if state.note:
             result = GateResult(result.target, result.blocking, result.resolved, {"note": state.note})
         if state.publishable:
@@ -407,7 +406,7 @@ def _complete(
         tracker.record_answer(decision, answer)
     tracker.point_dependents(decision, answer)
     resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
-    gates = _publish(tracker, resolved, tracker.clear_blocking(decision), ignore=decision.id)
+    gates = _publish(tracker, resolved, tracker.clear_blocking(decision))
     tracker.close(decision, answer, log_entry("resolved", resolved, now, location=_where(tracker, resolved)))
     return ResolveOutcome(resolved, action, answer, tracker.location(resolved), gates)
 
