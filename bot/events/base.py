@@ -15,17 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from bot.core.config import CONFIG_PATH, Config, parse_config
+from bot.core.config import Config
 from bot.core.errors import InvalidInput, ParkbotError
 from bot.core.tracker import GateResult, Tracker
 from bot.dashboard import supports_dashboard, update_dashboard
-
-#: The label every decision issue carries (``bot.trackers.github.DECISION_LABEL``).
-DECISION_LABEL = "parkbot:decision"
-RESOLVED_LABEL = "parkbot:resolved"
-ABANDONED_LABEL = "parkbot:abandoned"
 
 ItemKind = Literal[
     "parked",  # a result became (or updated) a decision; ``action`` says created/updated/unchanged
@@ -167,15 +162,17 @@ def is_bot(user: Mapping[str, Any] | None) -> bool:
     return user.get("type") == "Bot" or (isinstance(login, str) and login.casefold().endswith("[bot]"))
 
 
-@dataclass
-class Opened:
-    """What the tracker factory gives: a tracker and the configuration that governs it."""
+class Opened(Protocol):
+    """What the tracker factory gives (a :class:`bot.backends.Backend`): a tracker and its configuration."""
 
-    tracker: Tracker
-    config: Config
+    @property
+    def tracker(self) -> Tracker: ...
+
+    @property
+    def config(self) -> Config: ...
 
 
-TrackerFactory = Callable[[], Any]
+TrackerFactory = Callable[[], Opened]
 
 
 class Context:
@@ -202,13 +199,7 @@ class Context:
 
     def _open(self) -> Opened:
         if self._opened is None:
-            made = self._factory()
-            tracker = getattr(made, "tracker", None)
-            config = getattr(made, "config", None)
-            if tracker is not None and isinstance(config, Config):
-                self._opened = Opened(tracker, config)
-            else:
-                self._opened = Opened(made, _config_of(made))
+            self._opened = self._factory()
         return self._opened
 
     @property
@@ -236,10 +227,3 @@ class Context:
         except ParkbotError as exc:
             self.dashboard = {"action": "failed", "message": exc.message, "reason": exc.reason}
         return self.dashboard
-
-
-def _config_of(tracker: Any) -> Config:
-    """A bare tracker: read the config the way the GitHub backend does, else the defaults."""
-    read = getattr(tracker, "read_config_text", None)
-    text = read(CONFIG_PATH) if callable(read) else None
-    return parse_config(text, CONFIG_PATH) if text is not None else Config()
