@@ -150,11 +150,10 @@ def _run(
             "Only the decision's owners, and those above them in the hierarchy, can answer."
         )
         return confirm("help", text, None)
-    if command.name in ANSWERING:
+    answering = ANSWERING.get(command.name)
+    if answering is not None:
         assert command.arg is not None
-        outcome = lifecycle.resolve(
-            tracker, config, did, command.arg, actor, command=command.name, source=source, now=now
-        )
+        outcome = lifecycle.resolve(tracker, config, did, command.arg, actor, command=answering, source=source, now=now)
         if outcome.action == "unchanged":
             return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
         return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)

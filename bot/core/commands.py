@@ -54,8 +54,13 @@ COMMAND_NAMES: tuple[CommandName, ...] = (
     "override",
     "help",
 )
-#: Commands that answer a decision (they go through ``bot.core.lifecycle.resolve``).
-ANSWERING: frozenset[str] = frozenset({"decide", "answer", "default"})
+#: Commands that answer a decision, and how each answers (they go through ``bot.core.lifecycle.resolve``).
+ANSWERING: dict[str, Literal["decide", "answer", "default"]] = {
+    "decide": "decide",
+    "answer": "answer",
+    "default": "default",
+}
+_NAMES: dict[str, CommandName] = {name: name for name in COMMAND_NAMES}
 #: How alike a ``/word`` must be to a command to be taken for a misspelling of it (difflib's ratio).
 NEAR_MISS = 0.75
 
@@ -194,10 +199,10 @@ def parse_all(body: str) -> list[Command]:
     commands: list[Command] = []
     for line, typed, rest, continuation in _scan(body or ""):
         name = typed.lower()
-        if name not in COMMAND_NAMES:
+        if name not in _NAMES:
             continue
         takes_more = name in ("answer", "override")
-        commands.append(_build(name, rest, line.number, continuation if takes_more else []))  # type: ignore[arg-type]
+        commands.append(_build(_NAMES[name], rest, line.number, continuation if takes_more else []))
     return commands
 
 

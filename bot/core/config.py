@@ -206,27 +206,15 @@ class _StrictLoader(yaml.SafeLoader):
         self.warnings: list[ConfigWarning] = []
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        mark: yaml.Mark | None = event.start_mark
+        if isinstance(event, yaml.AliasEvent) or (isinstance(event, yaml.NodeEvent) and event.anchor):
             raise _Refused(
-                None,
-                None,
-                "anchors and aliases are not allowed in the configuration; write the value out",
-                event.start_mark,
-            )
-        event = self.peek_event()
-        if getattr(event, "anchor", None):
-            raise _Refused(
-                None,
-                None,
-                "anchors and aliases are not allowed in the configuration; write the value out",
-                event.start_mark,
+                None, None, "anchors and aliases are not allowed in the configuration; write the value out", mark
             )
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise _Refused(
-                None, None, f"the configuration is nested more than {MAX_DEPTH} levels deep", event.start_mark
-            )
+            raise _Refused(None, None, f"the configuration is nested more than {MAX_DEPTH} levels deep", mark)
         try:
             return super().compose_node(parent, index)
         finally:
@@ -248,7 +236,7 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
         if isinstance(key, str | int | float | bool):
             seen[key] = line
     mapping = loader.construct_mapping(node, deep=True)
-    mapping["__lines__"] = {key_node.value: key_node.start_mark.line + 1 for key_node, _ in node.value}  # type: ignore[index]
+    mapping["__lines__"] = {key_node.value: key_node.start_mark.line + 1 for key_node, _ in node.value}
     return mapping
 
 

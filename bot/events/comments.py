@@ -21,6 +21,7 @@ from bot.comment_handler import CommandResult, handle_comment
 from bot.core import commands
 from bot.core.authority import Actor
 from bot.core.lifecycle import ParkOutcome, ResolveOutcome
+from bot.core.tracker import IssueComments
 from bot.events.base import Context, Event, Item, gate_item, ignored, is_bot
 from bot.events.router import Router
 from bot.trackers.github.labels import DECISION_LABEL
@@ -62,8 +63,11 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
     if commands.parse(body) is None:
         return ignored(f"comment {comment_id} on #{number} holds no command")
 
+    tracker = ctx.tracker
+    if not isinstance(tracker, IssueComments):
+        return ignored(f"#{number}: this backend keeps no decision issues to comment on")
     result = handle_comment(
-        ctx.tracker,
+        tracker,
         ctx.config,
         issue_number=number,
         comment_id=comment_id,

@@ -27,7 +27,8 @@ router = Router()
 
 
 def _who(event: Event) -> str:
-    return event.get("sender.login", str, default="someone")
+    who: str = event.get("sender.login", str, default="someone")
+    return who
 
 
 @router.register("issues", "closed", "reopened")

@@ -93,20 +93,21 @@ def read_filed(repo: git.Repo, sha: str, *, results_folder: str, inventory_path:
         node = None
     if isinstance(node, git.Tree):
         blobs = sorted(
-            (item for item in node.traverse() if isinstance(item, git.Blob) and item.path.endswith(".json")),
-            key=lambda b: b.path,
+            (item for item in node.traverse() if isinstance(item, git.Blob) and str(item.path).endswith(".json")),
+            key=lambda b: str(b.path),
         )
         if len(blobs) > MAX_RESULT_FILES:
             errors.append((folder, f"holds {len(blobs)} result files; at most {MAX_RESULT_FILES} are read"))
             blobs = blobs[:MAX_RESULT_FILES]
         for blob in blobs:
-            if blob.path == inventory:
+            path = str(blob.path)
+            if path == inventory:
                 continue
             content = _bytes(blob)
             if isinstance(content, str):
-                errors.append((blob.path, content))
+                errors.append((path, content))
             else:
-                results.append((blob.path, content))
+                results.append((path, content))
     found = _blob(tree, inventory)
     inventory_file: tuple[str, bytes | str] | None = None
     if found is not None:
