@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
 
 from bot.core import lifecycle  # noqa: E402
 from bot.core.config import Config, Owners  # noqa: E402
-from bot.core.models import Answer, NeedsInput  # noqa: E402
+from bot.core.models import Answer, Decision, NeedsInput  # noqa: E402
 from bot.trackers.github import DECISION_LABEL, GitHubTracker, index_label, precedent_labels  # noqa: E402
 from bot.trackers.github.labels import decision_label  # noqa: E402
 from bot.trackers.github.render import render_decision  # noqa: E402
@@ -63,8 +63,9 @@ def result(key: str = "refund", **changes: Any) -> NeedsInput:
     return needs_input(**{"key": key, **own, **changes})
 
 
-def seed_others(fake: FakeGitHub, count: int) -> None:
-    """``count`` unrelated decisions (half resolved) written straight into the fake's state."""
+def seed_others(fake: FakeGitHub, count: int) -> list[Decision]:
+    """``count`` unrelated decisions (half resolved) written straight into the fake's state; returned."""
+    seeded: list[Decision] = []
     for i in range(count):
         decision = lifecycle.build_decision(
             result(key=f"other-{i}", origin=f"other-{i % 37}"), "bob", NOW - timedelta(days=1)
@@ -79,6 +80,8 @@ def seed_others(fake: FakeGitHub, count: int) -> None:
         fake.add_label(decision_label(decision.id))
         rendered = render_decision(decision)
         fake.add_issue(rendered.title, rendered.body, labels=labels, author=fake.login, state=state)
+        seeded.append(decision)
+    return seeded
 
 
 def measure(fake: FakeGitHub, operation: Callable[[], Any]) -> int:
@@ -221,20 +224,20 @@ RATE_USED: dict[str, int] = {}
 
 
 def refresh_dashboard(fake: FakeGitHub, tracker: GitHubTracker, _: Any) -> Any:
-    from bot.dashboard import update_dashboard
+    from bot.dashboard_refresh import recount_dashboard
 
-    return update_dashboard(tracker, now=NOW)
+    return recount_dashboard(tracker, now=NOW)
 
 
 def with_dashboard(change: bool) -> Callable[[FakeGitHub, GitHubTracker], Any]:
     """Three open decisions and an up-to-date dashboard; then (``change``) one more decision."""
 
     def setup(fake: FakeGitHub, tracker: GitHubTracker) -> Any:
-        from bot.dashboard import update_dashboard
+        from bot.dashboard_refresh import recount_dashboard
 
         for i in range(3):
             lifecycle.park(tracker, result(key=f"q{i}", origin=f"task-{i}"), CONFIG, now=NOW)
-        update_dashboard(tracker, now=NOW)
+        recount_dashboard(tracker, now=NOW)
         if change:
             lifecycle.park(make_tracker(fake), result(key="q9", origin="task-9"), CONFIG, now=NOW)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.core.models import Decision
 from bot.report.clusters import Cluster, find_clusters, normalize_question, template_question
-from bot.report.dashboard import DASHBOARD_MARKER, is_dashboard, render_dashboard
+from bot.report.dashboard_body import DASHBOARD_MARKER, is_dashboard, render_body, render_dashboard
 from bot.report.figures import OpenItem, Report, Share, TimeToAnswer, WeekCount, compute_report
 from bot.report.render import FORMATS, render
 
@@ -30,6 +30,7 @@ __all__ = [
     "is_dashboard",
     "normalize_question",
     "render",
+    "render_body",
     "render_dashboard",
     "run_report",
     "template_question",
