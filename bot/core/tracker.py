@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from bot.core.dashboard_index import DashboardIndex
 
 GateState = Literal["open", "blocked"]
+#: The reactions a comment can get (GitHub's set); parkbot uses eyes (taken up), +1 (done), confused (refused).
+ReactionContent = Literal["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]
 #: A repository role, lowest first: what ``repository_permission_resolves`` compares against.
 Role = Literal["read", "triage", "write", "maintain", "admin"]
 
@@ -311,4 +313,13 @@ class SeenDecisions(Protocol):
 
     def last_seen(self, decision_id: str) -> Decision | None:
         """The decision as this run last read or wrote it; None when this run has not seen it."""
+        ...
+
+
+@runtime_checkable
+class CommentReactions(Protocol):
+    """React to the comment a command came in, as bots on GitHub do: 👀 taken up, then 👍 done or 😕 refused."""
+
+    def react(self, issue_number: int, comment_id: int | str, content: ReactionContent) -> None:
+        """Add ``content`` to the comment (idempotent: the same reaction twice is one reaction)."""
         ...

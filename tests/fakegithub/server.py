@@ -56,7 +56,7 @@ import responses
 from . import graphql
 from .openapi_check import OpenAPISpec, OpenAPIViolation, load_spec
 from .routes import ROUTES, ApiError, Ctx, Reply
-from .state import EPOCH, Comment, Commit, Issue, Label, PullInfo, Status, Team, User, fake_sha
+from .state import EPOCH, Comment, Commit, Issue, Label, PullInfo, Reaction, Status, Team, User, fake_sha
 
 FAULT_KINDS = ("500", "502", "503", "secondary_rate_limit", "primary_rate_limit", "connection_reset")
 ROLES = ("admin", "maintain", "write", "triage", "read", "none")
@@ -70,6 +70,7 @@ _ID_BASES = {
     "comment": 2_700_000_000,
     "status": 30_000_000_000,
     "team": 8_000_000,
+    "reaction": 400_000_000,  # ghcost
 }
 
 
@@ -197,6 +198,8 @@ class FakeGitHub:
         self._mock: responses.RequestsMock | None = None
         #: ghcost: GitHub's secondary rate limit on content creation, when switched on (``limit_content_creation``).
         self.content_limit: ContentLimit | None = None
+        #: ghcost: reactions on issue comments, oldest first.
+        self.reactions: list[Reaction] = []
 
         self.add_user(owner, type="Organization")
         self.add_user(login)
