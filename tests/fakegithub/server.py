@@ -104,12 +104,21 @@ SECONDARY_LIMIT_DOCS = (
 
 @dataclass
 class ContentLimit:
-    """At most ``per_minute`` content-creating requests in any 60 seconds of ``clock`` (refused ones not counted)."""
+    """At most ``per_minute`` content-creating requests in any 60 seconds of ``clock`` (refused ones not counted).
+
+    ``advance(latency)`` is called for every request served meanwhile: requests take time.
+    """
 
     per_minute: int
     clock: Callable[[], float]
+    advance: Callable[[float], None] | None = None
+    latency: float = 0.0
     accepted: list[float] = field(default_factory=list)
     refused: int = 0
+
+    def took_time(self) -> None:
+        if self.advance is not None and self.latency:
+            self.advance(self.latency)
 
     def retry_after(self) -> int | None:
         """Seconds until the next content creation is accepted, or None: accept (and count) this one."""
@@ -494,12 +503,20 @@ class FakeGitHub:
             raise ValueError("n is 1-based")
         self._fault_at[self._seen + n] = kind
 
-    def limit_content_creation(self, per_minute: int, clock: Callable[[], float]) -> ContentLimit:
+    def limit_content_creation(
+        self,
+        per_minute: int,
+        clock: Callable[[], float],
+        *,
+        advance: Callable[[float], None] | None = None,
+        latency: float = 0.0,
+    ) -> ContentLimit:
         """Answer like GitHub's secondary rate limit once more than ``per_minute`` content-creating requests
         (REST writes, GraphQL mutations) fall within 60 seconds of ``clock``: ``403`` with ``retry-after``
         (the seconds until a slot frees) and GitHub's documented message. Refused requests change nothing
-        and do not count. ``clock`` is the tests' virtual clock, shared with the client that sleeps on it."""
-        self.content_limit = ContentLimit(per_minute, clock)
+        and do not count. ``clock`` is the tests' virtual clock, shared with the client that sleeps on it;
+        with ``advance``, every request served moves it on by ``latency`` seconds (requests take time)."""
+        self.content_limit = ContentLimit(per_minute, clock, advance, latency)
         return self.content_limit
 
     def clear_faults(self) -> None:
@@ -783,6 +800,8 @@ class FakeGitHub:
             self._log(method, api_path or path, query, body, status, None)
             return result
 
+        if self.content_limit is not None:
+            self.content_limit.took_time()
         if self.content_limit is not None and _creates_content(method, api_path or path, body):
             wait = self.content_limit.retry_after()
             if wait is not None:  # ghcost: refused like GitHub's secondary rate limit, nothing changed

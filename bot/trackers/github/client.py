@@ -148,6 +148,10 @@ class VirtualClock:
         self.slept.append(seconds)
         self.t += seconds
 
+    def advance(self, seconds: float) -> None:
+        """Time passing without anyone sleeping (a request taking a while, in a test's fake GitHub)."""
+        self.t += seconds
+
 
 _CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     requests.exceptions.ConnectionError,
@@ -392,7 +396,7 @@ class Transport:
                     attempts = attempt.retry_state.attempt_number
                     return unit(attempts)
         except BaseException as exc:
-            verdict = last.get("verdict") or classify(exc, policy.wall_clock())
+            verdict = classify(exc, policy.wall_clock())  # the exception that ended the unit
             if verdict.retry:
                 raise BackendFailure(self.redact(self._gave_up(what, verdict, attempts, started))) from None
             if isinstance(exc, GithubException) and self._secrets:

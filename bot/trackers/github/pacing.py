@@ -31,6 +31,8 @@ log = logging.getLogger("parkbot.github")
 
 #: GitHub's documented content-creation limits: (requests, per seconds).
 CONTENT_LIMITS: tuple[tuple[int, float], ...] = ((80, 60.0), (500, 3600.0))
+#: Seconds added to every pacing wait: GitHub counts a request when it arrives, parkbot when it leaves.
+MARGIN = 1.0
 #: Requests that create (or change) content: the only ones paced.
 WRITE_VERBS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 #: PyGithub's request methods that every other one goes through (the ``...AndCheck`` variants,
@@ -41,8 +43,9 @@ _REQUEST_METHODS = ("requestJson", "requestMultipart", "requestBlob")
 class ContentPacer:
     """Sliding windows over this run's content-creating requests (see the module docstring)."""
 
-    def __init__(self, limits: tuple[tuple[int, float], ...] = CONTENT_LIMITS) -> None:
+    def __init__(self, limits: tuple[tuple[int, float], ...] = CONTENT_LIMITS, margin: float = MARGIN) -> None:
         self.limits = tuple((count, float(window)) for count, window in limits if count > 0)
+        self.margin = margin
         longest = max((window for _, window in self.limits), default=0.0)
         self._longest = longest
         self._sent: deque[float] = deque()
@@ -56,7 +59,7 @@ class ContentPacer:
             recent = [t for t in sent if t > now - window]
             if len(recent) >= count:
                 # The request that frees a slot is the count-th most recent one.
-                wait = max(wait, recent[-count] + window - now)
+                wait = max(wait, recent[-count] + window + self.margin - now)
         return wait
 
     def record(self, now: float) -> None:
