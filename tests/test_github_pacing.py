@@ -97,6 +97,35 @@ def test_every_write_pyGithub_sends_goes_through_the_pacer(fake: FakeGitHub) -> 
     assert tracker.client.transport.pacer.sent == writes
 
 
+def test_the_fake_answers_like_github_s_secondary_limit(fake: FakeGitHub) -> None:
+    import requests
+
+    clock = VirtualClock()
+    fake.limit_content_creation(2, clock.now)
+    auth = {"Authorization": f"token {TOKEN}"}
+    labels = f"{fake.repo_api}/labels"
+
+    def create(name: str) -> requests.Response:
+        return requests.post(labels, json={"name": name, "color": "ededed"}, headers=auth, timeout=5)
+
+    assert [create("a").status_code, create("b").status_code] == [201, 201]
+    refused = create("c")
+    assert refused.status_code == 403
+    assert refused.headers["retry-after"] == "60"
+    assert "secondary rate limit" in refused.json()["message"]
+    assert refused.json()["documentation_url"].endswith("#about-secondary-rate-limits")
+    assert "c" not in fake.labels  # nothing changed
+    assert requests.get(labels, headers=auth, timeout=5).status_code == 200  # reads are not limited
+    query = {"query": "query { viewer { login } }"}
+    assert requests.post(f"{fake.api}/graphql", json=query, headers=auth, timeout=5).status_code != 403
+    clock.sleep(30)
+    assert create("c").headers["retry-after"] == "30"
+    clock.sleep(30)
+    assert create("c").status_code == 201
+    assert fake.content_limit is not None
+    assert fake.content_limit.refused == 2
+
+
 # --- rate limits waited out -------------------------------------------------------------------------
 
 
