@@ -15,10 +15,14 @@ rules.
   resolved differently, malformed command) is a visible reply on the issue, keyed by the command
   comment's id: handling the same comment again edits that reply instead of adding one, and a
   refusal changes nothing else. Backend failures propagate (exit 4, safe to re-run).
+* The command's comment gets a reaction where the backend can (``CommentReactions``): 👀 as soon as
+  the command is taken up, then 👍 when it is done or 😕 when it is refused. A reaction that fails is
+  logged and changes nothing else.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -29,7 +33,7 @@ from bot.core.commands import ANSWERING, Command, parse
 from bot.core.config import Config
 from bot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused
 from bot.core.models import Decision
-from bot.core.tracker import IssueComments, Tracker
+from bot.core.tracker import CommentReactions, IssueComments, ReactionContent, Tracker
 from bot.markdown import code_span, escape_markdown, table_cell
 from bot.trackers.github.render import read_marker
 
@@ -80,6 +84,11 @@ class CommandResult:
         return data
 
 
+# -- reactions on the command's comment (👀 taken up, 👍 done, 😕 refused) ------------------------------
+
+log = logging.getLogger("parkbot")
+
+
 def handle_comment(
     tracker: CommentTracker,
     config: Config,
@@ -91,6 +100,38 @@ def handle_comment(
     now: datetime | None = None,
 ) -> CommandResult:
     """Run the command in one comment (see the module docstring); ``actor`` is who wrote it, as verified."""
+    taken_up = read_marker(body or "") is None and parse(body or "") is not None
+    if taken_up:
+        _react(tracker, issue_number, comment_id, "eyes")
+    result = _handle(tracker, config, issue_number=issue_number, comment_id=comment_id, body=body, actor=actor, now=now)
+    if taken_up:
+        _react(tracker, issue_number, comment_id, "confused" if result.refused else "+1")
+    return result
+
+
+def _react(tracker: Tracker, issue_number: int, comment_id: int | str, content: ReactionContent) -> None:
+    """A reaction where the backend has them; failing to react never fails the command."""
+    if not isinstance(tracker, CommentReactions):
+        return
+    try:
+        tracker.react(issue_number, comment_id, content)
+    except ParkbotError as exc:
+        log.warning("could not react %s to comment %s on #%s: %s", content, comment_id, issue_number, exc.message)
+
+
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _handle(
+    tracker: CommentTracker,
+    config: Config,
+    *,
+    issue_number: int,
+    comment_id: int | str,
+    body: str,
+    actor: Actor,
+    now: datetime | None = None,
+) -> CommandResult:
     if read_marker(body or "") is not None:
         return CommandResult("ignored", "own_comment")
     author = actor.login

@@ -1,4 +1,5 @@
-"""The report: figures on a constructed history with known answers, the renderers, the CLI, the dashboard."""
+"""The report: figures on a constructed history with known answers, the renderers, the CLI (the dashboard's
+text: tests/test_dashboard_body.py)."""
 
 from __future__ import annotations
 
@@ -31,19 +32,15 @@ from bot.core.questions import cluster_key
 from bot.core.tracker import Location
 from bot.markdown import ZWJ
 from bot.report import (
-    DASHBOARD_MARKER,
     AnswerCount,
     OwnerRow,
     Report,
     compute_report,
     find_clusters,
-    is_dashboard,
     render,
-    render_dashboard,
     run_report,
 )
 from bot.report.clusters import split_text
-from bot.report.dashboard import MAX_BODY
 from bot.report.figures import nearest_rank
 from bot.report.render import verdict
 from tests.memory_tracker import MemoryTracker
@@ -1056,55 +1053,3 @@ def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Non
     assert list(with_progress(iter(range(5)), "Reading")) == [0, 1, 2, 3, 4]
     assert "Reading" in terminal.getvalue()
     assert report_cli.with_progress is with_progress
-
-
-# --- the dashboard ----------------------------------------------------------------------------
-
-
-def open_decisions() -> list[Decision]:
-    return [d for d in history() if d.state == "open" and d.created_at <= NOW]
-
-
-def test_dashboard_groups_open_decisions_by_owner(rep: Report) -> None:
-    body = render_dashboard(rep, open_decisions(), NOW)
-    assert body.rstrip().endswith(DASHBOARD_MARKER)
-    assert body.count(DASHBOARD_MARKER) == 1
-    assert is_dashboard(body)
-    assert not is_dashboard("some other issue")
-    assert "**4 open** across 3 owners, 1 of them blocking work." in body
-    sections = [line for line in body.splitlines() if line.startswith("## ")]
-    assert sections == ["## alice (2)", "## @\u200dorg/design (1)", "## dave (1)"]
-    assert "review item" in next(line for line in body.splitlines() if "rev-1-decision-assumptions" in line)
-    banner = next(line for line in body.splitlines() if "docs-1-decision-banner" in line)
-    assert "6d old" in banner
-    assert "blocks #12, `branch:agent/docs-1`" in banner
-    assert "&lt;script&gt;" in banner
-    tone = next(line for line in body.splitlines() if "docs-2-decision-tone" in line)
-    assert "non-blocking" in tone
-    assert "37.5% (3 of 8)" in body
-
-
-def test_dashboard_is_stable_for_the_same_backlog(rep: Report) -> None:
-    first = render_dashboard(rep, open_decisions(), NOW)
-    assert render_dashboard(rep, open_decisions(), NOW + timedelta(minutes=20)) == first
-    assert render_dashboard(rep, list(reversed(open_decisions())), NOW) == first
-
-
-def test_dashboard_ignores_closed_decisions_and_fits_in_an_issue_body(rep: Report) -> None:
-    many = [
-        make(f"bulk-{i}", "k", f"Question number {i} with a long tail {'x' * 80}?", at(3), owner=f"owner-{i % 40}")
-        for i in range(5_000)
-    ]
-    closed = make("closed-1", "k", "Done?", at(3), state="resolved", answer="x")
-    body = render_dashboard(rep, [*many, closed], NOW)
-    assert len(body) <= MAX_BODY < 65_536
-    assert body.rstrip().endswith(DASHBOARD_MARKER)
-    assert "closed-1" not in body
-    assert "not shown" in body
-    assert "…and 75 more" in body
-
-
-def test_dashboard_with_nothing_open(rep: Report) -> None:
-    body = render_dashboard(rep, [], NOW)
-    assert "Nothing is waiting for an answer." in body
-    assert body.rstrip().endswith(DASHBOARD_MARKER)

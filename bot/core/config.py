@@ -76,6 +76,35 @@ class Gate(_Section):
     )
 
 
+def _wait_seconds(value: Any) -> Any:
+    """``90s``, ``5m``, ``1h`` or a number of seconds (a string of another shape is left for pydantic to refuse)."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        units = {"s": 1.0, "m": 60.0, "h": 3600.0}
+        try:
+            return float(text[:-1]) * units[text[-1]] if text and text[-1] in units else float(text)
+        except ValueError:
+            raise ValueError("must be a duration such as 90s, 5m or 1h (0: never wait)") from None
+    return value
+
+
+class GitHubOptions(_Section):
+    """How the GitHub backend behaves under GitHub's rate limits (see docs/github.md)."""
+
+    rate_limit_wait: float = Field(
+        default=300.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="How long one run may wait out GitHub's rate limits (90s, 5m, 1h or seconds) before it "
+        "stops with exit 4; the environment variable PARKBOT_RATE_LIMIT_WAIT overrides it.",
+    )
+
+    @field_validator("rate_limit_wait", mode="before")
+    @classmethod
+    def _duration(cls, value: Any) -> Any:
+        return _wait_seconds(value)
+
+
 class Config(_Section):
     """The whole file. Every key is optional; unknown keys are errors."""
 
@@ -99,6 +128,7 @@ class Config(_Section):
         description="parkbot's own GitHub login when it cannot be found from its token (unusual setups); "
         "only records written by this login are trusted.",
     )
+    github: GitHubOptions = Field(default_factory=GitHubOptions)
 
     @field_validator("hierarchy")
     @classmethod

@@ -11,16 +11,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from bot.core.config import Config
+from bot.core.dashboard_index import Changed
 from bot.core.errors import InvalidInput, ParkbotError
 from bot.core.tracker import GateResult, Tracker
-from bot.dashboard import supports_dashboard, update_dashboard
+from bot.dashboard_refresh import DashboardOutcome, patch_dashboard, recount_dashboard, supports_dashboard
 
 ItemKind = Literal[
     "parked",  # a result became (or updated) a decision; ``action`` says created/updated/unchanged
@@ -210,20 +211,31 @@ class Context:
     def config(self) -> Config:
         return self._open().config
 
-    def refresh_dashboard(self) -> dict[str, Any] | None:
-        """Bring the decision dashboard issue up to date, once per event (:mod:`bot.dashboard`).
+    def recount_dashboard(self) -> dict[str, Any] | None:
+        """Recount the decision dashboard issue from every decision, once per event (the reconcile).
 
         None when the backend keeps no dashboard. A failure is reported in the result, not raised:
-        the event's own work is done by now, and the next event or the nightly reconcile refreshes
-        the dashboard again.
+        the event's own work is done by now, and the next reconcile tries again.
         """
+        return self._dashboard(lambda: recount_dashboard(self.tracker, now=self.now))
+
+    def patch_dashboard(self, changes: Sequence[Changed]) -> dict[str, Any] | None:
+        """Patch the dashboard with the decisions this event changed (``bot.dashboard_refresh``), once per event.
+
+        Costs the same however many decisions the repository holds; failures are reported like
+        :meth:`recount_dashboard`'s.
+        """
+        return self._dashboard(lambda: patch_dashboard(self.tracker, changes, now=self.now))
+
+    def _dashboard(self, refresh: Callable[[], DashboardOutcome | None]) -> dict[str, Any] | None:
         if self.dashboard is not None:
             return self.dashboard
-        tracker = self.tracker
-        if not supports_dashboard(tracker):
+        if not supports_dashboard(self.tracker):
             return None
         try:
-            self.dashboard = update_dashboard(tracker, now=self.now).as_dict()
+            outcome = refresh()
         except ParkbotError as exc:
             self.dashboard = {"action": "failed", "message": exc.message, "reason": exc.reason}
+            return self.dashboard
+        self.dashboard = outcome.as_dict() if outcome is not None else None
         return self.dashboard

@@ -12,7 +12,7 @@ from datetime import datetime
 from bot.core.models import Decision
 from bot.core.questions import cluster_key
 from bot.report.clusters import AnswerCount, Cluster, find_clusters
-from bot.report.dashboard import DASHBOARD_MARKER, is_dashboard, render_dashboard
+from bot.report.dashboard_body import DASHBOARD_MARKER, is_dashboard, render_body, render_dashboard
 from bot.report.figures import (
     Linker,
     OpenItem,
@@ -44,6 +44,7 @@ __all__ = [
     "find_clusters",
     "is_dashboard",
     "render",
+    "render_body",
     "render_dashboard",
     "run_report",
 ]

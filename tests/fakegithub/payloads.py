@@ -12,7 +12,7 @@ import hashlib
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from .state import EPOCH, Comment, Commit, Issue, Label, Status, Team, User, iso
+from .state import EPOCH, Comment, Commit, Issue, Label, Reaction, Status, Team, User, iso
 
 if TYPE_CHECKING:
     from .server import FakeGitHub
@@ -613,4 +613,18 @@ def rate_limit(fake: FakeGitHub) -> JSON:
             "graphql": {**static, "limit": 5000, "remaining": 5000, "resource": "graphql"},
         },
         "rate": core,
+    }
+
+
+# ghcost: reactions -----------------------------------------------------------------------------------
+
+
+def reaction(fake: FakeGitHub, r: Reaction) -> JSON:
+    """``reaction``."""
+    return {
+        "id": r.id,
+        "node_id": node_id("Reaction", r.id),
+        "user": user(fake, r.user),
+        "content": r.content,
+        "created_at": iso(r.created_at),
     }

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import payloads as P
-from .state import Comment, Issue, Status, Team, parse_iso
+from .state import Comment, Issue, Reaction, Status, Team, parse_iso
 
 if TYPE_CHECKING:
     from .server import FakeGitHub
@@ -591,6 +591,29 @@ def delete_comment(fake: FakeGitHub, ctx: Ctx) -> Reply:
     c = _comment(fake, ctx)
     del fake.comments[c.id]
     return Reply(204)
+
+
+# --------------------------------------------------------------------------- ghcost: reactions
+
+
+@route("reactions/create-for-issue-comment")
+def create_comment_reaction(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``POST /issues/comments/{id}/reactions``: 201 when added, 200 with the existing one when the same
+    user already reacted with the same content (GitHub's idempotence); 404 for an unknown comment."""
+    c = _comment(fake, ctx)
+    content = ctx.obj().get("content")
+    if content not in REACTIONS:
+        raise ApiError.invalid("Reaction", "content", "invalid")
+    who = fake.login
+    for r in fake.reactions:
+        if (r.comment_id, r.user.lower(), r.content) == (c.id, who.lower(), content):
+            return Reply(200, P.reaction(fake, r))
+    r = Reaction(fake.next_id("reaction"), c.id, fake.add_user(who).login, content, fake.tick())
+    fake.reactions.append(r)
+    return Reply(201, P.reaction(fake, r))
+
+
+REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
 
 
 # --------------------------------------------------------------------------- dependencies

@@ -148,3 +148,17 @@ class Team:
     members: dict[str, str] = field(default_factory=dict)
     parent: str | None = None  # slug of the parent team
     description: str | None = None
+
+
+# ghcost: reactions -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Reaction:
+    """A reaction on an issue comment; one per (comment, user, content), as on GitHub."""
+
+    id: int
+    comment_id: int
+    user: str
+    content: str
+    created_at: dt.datetime

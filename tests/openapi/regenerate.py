@@ -83,6 +83,8 @@ OPERATIONS: tuple[str, ...] = (
     "users/get-authenticated",
     "users/get-by-username",
     "rate-limit/get",
+    # ghcost
+    "reactions/create-for-issue-comment",  # 👀 / 👍 / 😕 on the comment a command came in
 )
 
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
