@@ -71,6 +71,14 @@ class UsageError(Exception):
     """A bad argument or configuration entry: reported as one line, exit 2."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that every process on the way stops its children first."""
+
+
+def _terminate(signum: int, frame: types.FrameType | None) -> None:
+    raise Terminated
+
+
 # --------------------------------------------------------------------------------------------
 # configuration
 
@@ -182,7 +190,8 @@ class Mutant:
     module: str
     function: str  # qualified name: ``park`` or ``Config.load``
     operator: str  # mutmut's operator, without its ``operator_`` prefix
-    line: int  # first line the mutation touches (1-based)
+    line: int  # first line of the mutated code (1-based)
+    end_line: int  # its last line
     before: str  # the changed source line(s), stripped
     after: str  # the same line(s) in the mutant, stripped
     diff: str
@@ -246,7 +255,7 @@ def generate_mutants(root: Path, module: str) -> list[Mutant]:
         old_lines = parts[index].splitlines(keepends=True)
         new_lines = new_part.splitlines(keepends=True)
         before, after, diff = _describe_change(old_lines, new_lines, first_lines[index], module)
-        start = positions[mutation.original_node].start.line
+        span = positions[mutation.original_node]
         decorators = function.decorators
         def_line = positions[decorators[0]].start.line if decorators else positions[function].start.line
         mutants.append(
@@ -255,7 +264,8 @@ def generate_mutants(root: Path, module: str) -> list[Mutant]:
                 module=module,
                 function=qualname,
                 operator=operator_of[id(mutation.mutated_node)][1],
-                line=start,
+                line=span.start.line,
+                end_line=span.end.line,
                 before=before,
                 after=after,
                 diff=diff,
@@ -373,7 +383,7 @@ class ModuleResult:
     module: str
     mutants: list[Mutant]
     outcomes: dict[int, str] = field(default_factory=dict)  # mutant number -> outcome
-    uncalled: set[str] = field(default_factory=set)  # functions no selected test calls
+    unreached: set[int] = field(default_factory=set)  # mutants whose code no selected test runs
     tests: int = 0
     baseline_seconds: float = 0.0
     seconds: float = 0.0
@@ -401,8 +411,10 @@ def run_module(settings: Settings, module: str, mutants: list[Mutant], workers: 
                 os._exit(code)
         try:
             _, status = os.waitpid(pid, 0)
-        except KeyboardInterrupt:
-            os.waitpid(pid, 0)  # the session got the interrupt too, and stops its children
+        except KeyboardInterrupt as interrupt:
+            if isinstance(interrupt, Terminated):
+                os.kill(pid, signal.SIGTERM)  # Ctrl-C reaches the session itself; SIGTERM does not
+            os.waitpid(pid, 0)  # the session stops its children before it ends
             raise
         result = ModuleResult(module=module, mutants=mutants)
         if not result_file.exists():
@@ -412,7 +424,7 @@ def run_module(settings: Settings, module: str, mutants: list[Mutant], workers: 
     result.error = data.get("error")
     result.outcomes = {int(k): v for k, v in data.get("outcomes", {}).items()}
     result.details = {int(k): v for k, v in data.get("details", {}).items()}
-    result.uncalled = set(data.get("uncalled", []))
+    result.unreached = set(data.get("unreached", []))
     result.tests = data.get("tests", 0)
     result.baseline_seconds = data.get("baseline_seconds", 0.0)
     result.seconds = time.monotonic() - started
@@ -436,7 +448,7 @@ class _Session:
         self.progress: TextIO = sys.stderr
         self.outcomes: dict[int, str] = {}
         self.details: dict[int, str] = {}
-        self.uncalled: set[str] = set()
+        self.unreached: set[int] = set()
         self.tests = 0
         self.baseline_seconds = 0.0
         self.error: str | None = None
@@ -448,7 +460,7 @@ class _Session:
             "error": self.error,
             "outcomes": self.outcomes,
             "details": self.details,
-            "uncalled": sorted(self.uncalled),
+            "unreached": sorted(self.unreached),
             "tests": self.tests,
             "baseline_seconds": self.baseline_seconds,
         }
@@ -522,43 +534,61 @@ class _Session:
             return
         codes = _function_codes(target)
         self._say(f"{self.module}: {len(self.mutants)} mutants, {len(items)} tests, {self.workers} worker(s)\n")
-        calls, failures = self._baseline(items, codes)
+        reached, failures = self._baseline(items, codes, target)
         if failures:
             self.error = f"the tests fail without any mutation: {', '.join(failures[:5])}"
             return
-        called = {function for function in {m.function for m in self.mutants} if calls.get(function)}
-        self.uncalled = {m.function for m in self.mutants} - called
         by_id = {item.nodeid: item for item in items}
         order = {item.nodeid: index for index, item in enumerate(items)}
         queue: deque[tuple[Mutant, list[Any], float]] = deque()
         for mutant in self.mutants:
-            # Quickest tests first, so most mutants die early (the suite already runs in any order under xdist).
-            chosen = sorted(calls.get(mutant.function, ()), key=lambda n: (self.durations[n], order[n]))
-            if not chosen:
+            if mutant.changes_defaults:  # evaluated when the function is defined: matters to every call
+                runs = reached.get(mutant.function, set())
+            else:  # a test that never runs the mutated lines behaves exactly as it did unmutated
+                runs = set().union(*(reached.get(str(n), ()) for n in range(mutant.line, mutant.end_line + 1)))
+            if not runs:
                 self.outcomes[mutant.number] = SURVIVED
+                self.unreached.add(mutant.number)
                 continue
+            # Quickest tests first, so most mutants die early (the suite already runs in any order under xdist).
+            chosen = sorted(runs, key=lambda n: (self.durations[n], order[n]))
             expected = sum(self.durations[nodeid] for nodeid in chosen)
             timeout = self.settings.timeout_factor * expected + self.settings.timeout_seconds
             queue.append((mutant, [by_id[nodeid] for nodeid in chosen], timeout))
         self._run_mutants(queue, target)
 
-    def _baseline(self, items: list[Any], codes: dict[types.CodeType, str]) -> tuple[dict[str, set[str]], list[str]]:
-        """Runs every test once, unmutated, recording which test calls which of the module's functions."""
+    def _baseline(
+        self, items: list[Any], codes: dict[types.CodeType, str], target: types.ModuleType
+    ) -> tuple[dict[str, set[str]], list[str]]:
+        """Runs every test once, unmutated, recording which test runs which line (and function) of the module.
+
+        Returns the tests by line number (as a string) and by qualified function name, and the failures.
+        """
         baseline_file = self.scratch / "baseline.json"
+        filename = next(iter(codes)).co_filename if codes else str(target.__file__)
         started = time.monotonic()
         pid = self._fork()
         if pid == 0:
-            calls: dict[str, set[str]] = {}
+            reached: dict[str, set[str]] = {}
             current: list[str] = [""]
             failures: list[str] = []
 
-            def trace(frame: types.FrameType, event: str, arg: object) -> None:
-                function = codes.get(frame.f_code)
-                if function is not None:
-                    calls.setdefault(function, set()).add(current[0])
+            def in_module(frame: types.FrameType, event: str, arg: object) -> Any:
+                if event == "line":
+                    reached.setdefault(str(frame.f_lineno), set()).add(current[0])
+                return in_module
 
-            threading.settrace(trace)  # type: ignore[arg-type]
-            sys.settrace(trace)  # type: ignore[arg-type]
+            def trace(frame: types.FrameType, event: str, arg: object) -> Any:
+                code = frame.f_code
+                if code.co_filename != filename:
+                    return None  # no line events outside the module
+                function = codes.get(code)
+                if function is not None:
+                    reached.setdefault(function, set()).add(current[0])
+                return in_module
+
+            threading.settrace(trace)
+            sys.settrace(trace)
             for index, item in enumerate(items):
                 current[0] = item.nodeid
                 self.failed = None
@@ -569,7 +599,7 @@ class _Session:
             sys.settrace(None)
             threading.settrace(None)  # type: ignore[arg-type]
             data = {
-                "calls": {function: sorted(nodeids) for function, nodeids in calls.items()},
+                "reached": {key: sorted(nodeids) for key, nodeids in reached.items()},
                 "durations": dict(self.durations),
                 "failures": failures,
             }
@@ -588,7 +618,7 @@ class _Session:
         data = json.loads(baseline_file.read_text(encoding="utf-8"))
         self.durations = Counter(data["durations"])
         self._say(f"  baseline: {len(items)} tests in {self.baseline_seconds:.1f} s (traced)\n")
-        return {function: set(nodeids) for function, nodeids in data["calls"].items()}, data["failures"]
+        return {key: set(nodeids) for key, nodeids in data["reached"].items()}, data["failures"]
 
     def _run_mutants(self, queue: deque[tuple[Mutant, list[Any], float]], target: types.ModuleType) -> None:
         running: dict[int, tuple[Mutant, float]] = {}  # pid -> (mutant, deadline)
@@ -644,6 +674,7 @@ class _Session:
         pid = os.fork()
         if pid == 0:
             os.setpgid(0, 0)  # so a timeout can kill the test's own subprocesses too
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             scratch = self.scratch / f"child-{os.getpid()}"
             scratch.mkdir()
             # pytest's tmp_path and tempfile land in the child's own folder, removed when it ends.
@@ -841,14 +872,10 @@ class Report:
                 f"| {result.module} | {t.mutants} | {t.killed} | {t.survived} | {t.timed_out} | {t.equivalent} "
                 f"| {t.score()} | {t.score_without_equivalents()} | {result.tests} | {result.seconds:.0f} s |"
             )
-            uncalled = sum(
-                1 for m in result.mutants if m.function in result.uncalled and result.outcomes.get(m.number) == SURVIVED
-            )
-            if uncalled:
-                functions = len({m.function for m in result.mutants if m.function in result.uncalled})
+            unreached = sum(1 for m in result.mutants if m.number in result.unreached and not self.matched(result, m))
+            if unreached:
                 notes.append(
-                    f"{result.module}: {uncalled} surviving mutant(s) are in {functions} function(s) "
-                    "that no selected test calls."
+                    f"{result.module}: {unreached} surviving mutant(s) are in code that no selected test runs."
                 )
             if t.not_applied:
                 notes.append(f"{result.module}: {t.not_applied} mutant(s) could not be applied (listed below).")
@@ -895,7 +922,7 @@ class Report:
 
     @staticmethod
     def _heading(result: ModuleResult, mutant: Mutant) -> str:
-        note = " (no selected test calls this function)" if mutant.function in result.uncalled else ""
+        note = " (no selected test runs this code)" if mutant.number in result.unreached else ""
         return f"### {mutant.location} in `{mutant.function}` [{mutant.operator}]{note}"
 
     @staticmethod
@@ -970,6 +997,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     workers = options.workers or settings.workers
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         results = [
             run_module(settings, module, mutants, workers) if mutants else ModuleResult(module=module, mutants=[])

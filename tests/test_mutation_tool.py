@@ -130,12 +130,12 @@ def test_a_module_is_measured_against_its_tests(project: Path) -> None:
     # `n = 1` loop forever and time out), shout 1 (survives: the test only checks the type), unused 1
     # (survives: no test calls it).
     assert "| tinymod.py | 10 | 5 | 2 | 2 | 1 | 70.0 % | 77.8 % | 4 |" in out
-    assert "tinymod.py: 1 surviving mutant(s) are in 1 function(s) that no selected test calls." in out
+    assert "tinymod.py: 1 surviving mutant(s) are in code that no selected test runs." in out
 
     survivors = out.split("## Surviving mutants (2)\n")[1].split("## Equivalent mutants")[0]
     assert "### tinymod.py:18 in `shout` [symmetric_string_methods_swap]\n" in survivors
     assert "@@ -17,2 +17,2 @@\n def shout(text):\n-    return text.upper()\n+    return text.lower()\n" in survivors
-    assert "### tinymod.py:22 in `unused` [number] (no selected test calls this function)\n" in survivors
+    assert "### tinymod.py:22 in `unused` [number] (no selected test runs this code)\n" in survivors
     assert "-    return 1\n+    return 2\n" in survivors
     assert "clamp" not in survivors  # listed as equivalent, so reported there instead
 
