@@ -2,10 +2,10 @@
 
 Mutants come from mutmut's mutation engine (libcst, every operator of mutmut 3.8); this script only
 runs them. Each module's tests (``[tool.parkbot.mutation.tests]`` in pyproject.toml) are collected
-once; a baseline run records which test calls which function and how long each test takes. Then,
-for each mutant, a forked child swaps the mutated function's code in place and runs only the tests
-that call that function, stopping at the first failure, under a per-mutant timeout (a timeout
-counts as detected). Mutants listed in the equivalents file are reported as "equivalent", and an
+once; a baseline run records which test runs which line and how long each test takes. Then, for
+each mutant, a forked child swaps the mutated function's code in place and runs only the tests that
+ran the mutated lines, quickest first, stopping at the first failure, under a per-mutant timeout (a
+timeout counts as detected). Mutants listed in the equivalents file are reported as "equivalent", and an
 entry that matches no surviving mutant is reported as stale.
 
     python benchmarks/mutation.py bot/commands.py             # one module (a path or bot.commands)
@@ -45,7 +45,7 @@ from typing import Any, TextIO
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 from mutmut.mutation.file_mutation import MutationVisitor, deep_replace
 from mutmut.mutation.mutators import mutation_operators
 from mutmut.mutation.pragma_handling import IgnoredCode
@@ -191,7 +191,7 @@ class Mutant:
     function: str  # qualified name: ``park`` or ``Config.load``
     operator: str  # mutmut's operator, without its ``operator_`` prefix
     line: int  # first line of the mutated code (1-based)
-    end_line: int  # its last line
+    run_lines: tuple[int, int]  # a test that runs the mutated code gets a line event in this range
     before: str  # the changed source line(s), stripped
     after: str  # the same line(s) in the mutant, stripped
     diff: str
@@ -224,6 +224,7 @@ def generate_mutants(root: Path, module: str) -> list[Mutant]:
     wrapper.visit(visitor)
     tree = wrapper.module
     positions = wrapper.resolve(PositionProvider)
+    parents = wrapper.resolve(ParentNodeProvider)
 
     header = "".join(tree.code_for_node(line) for line in tree.header)
     parts = [tree.code_for_node(statement) for statement in tree.body]
@@ -255,7 +256,7 @@ def generate_mutants(root: Path, module: str) -> list[Mutant]:
         old_lines = parts[index].splitlines(keepends=True)
         new_lines = new_part.splitlines(keepends=True)
         before, after, diff = _describe_change(old_lines, new_lines, first_lines[index], module)
-        span = positions[mutation.original_node]
+        start = positions[mutation.original_node].start.line
         decorators = function.decorators
         def_line = positions[decorators[0]].start.line if decorators else positions[function].start.line
         mutants.append(
@@ -264,8 +265,8 @@ def generate_mutants(root: Path, module: str) -> list[Mutant]:
                 module=module,
                 function=qualname,
                 operator=operator_of[id(mutation.mutated_node)][1],
-                line=span.start.line,
-                end_line=span.end.line,
+                line=start,
+                run_lines=_statement_lines(mutation.original_node, positions, parents),
                 before=before,
                 after=after,
                 diff=diff,
@@ -275,6 +276,30 @@ def generate_mutants(root: Path, module: str) -> list[Mutant]:
             )
         )
     return mutants
+
+
+_CLAUSES = (cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)
+
+
+def _statement_lines(node: cst.CSTNode, positions: Any, parents: Any) -> tuple[int, int]:
+    """The lines of the statement (or clause header) holding ``node``.
+
+    Python reports a line event only for lines that start an instruction: the continuation lines of
+    an implicitly concatenated string never get one. But running a statement always reports a line
+    of that statement, so tests are selected by the whole statement, never by the node's own lines.
+    """
+    current: cst.CSTNode | None = node
+    while current is not None:
+        if isinstance(current, cst.BaseSmallStatement):
+            return positions[current].start.line, positions[current].end.line
+        if isinstance(current, _CLAUSES):
+            header = positions[current].start.line
+            body = getattr(current, "body", None)
+            statements = getattr(body, "body", ())
+            end = positions[statements[0]].start.line if statements else positions[current].end.line
+            return header, max(header, end)
+        current = parents.get(current)
+    return positions[node].start.line, positions[node].end.line
 
 
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -545,7 +570,8 @@ class _Session:
             if mutant.changes_defaults:  # evaluated when the function is defined: matters to every call
                 runs = reached.get(mutant.function, set())
             else:  # a test that never runs the mutated lines behaves exactly as it did unmutated
-                runs = set().union(*(reached.get(str(n), ()) for n in range(mutant.line, mutant.end_line + 1)))
+                first, last = mutant.run_lines
+                runs = set().union(*(reached.get(str(n), ()) for n in range(first, last + 1)))
             if not runs:
                 self.outcomes[mutant.number] = SURVIVED
                 self.unreached.add(mutant.number)
@@ -646,6 +672,7 @@ class _Session:
                 shutil.rmtree(self.scratch / f"child-{pid}", ignore_errors=True)
                 code = os.waitstatus_to_exitcode(status)
                 if pid in timed_out:
+                    timed_out.discard(pid)  # the number may be reused by a later child
                     outcome = TIMED_OUT
                 elif code == CHILD_SURVIVED:
                     outcome = SURVIVED
