@@ -505,6 +505,8 @@ class _Session:
             "no:xdist",
             "-p",
             "no:randomly",
+            "-p",
+            "no:benchmark",  # pytest-benchmark, where installed, would write .benchmarks/ into the checkout
             "-q",
         ]
         if importlib.util.find_spec("hypothesis") is not None:
