@@ -130,16 +130,22 @@ def test_issue_create_autocreates_labels_and_list_filters(repo: Any, fake: FakeG
     assert (b.state, b.state_reason, b.closed_at) == ("open", "reopened", None)
 
 
+def _labels(gh_issue: Any, method: str, names: list[str]) -> None:
+    """Add (POST) or set (PUT) labels in the object form GitHub's description has."""
+    gh_issue._requester.requestJsonAndCheck(method, f"{gh_issue.url}/labels", input={"labels": names})
+
+
 def test_issue_edit_labels_and_assignees(repo: Any, fake: FakeGitHub) -> None:
     iss = repo.create_issue("T", labels=["a", "b"])
-    iss.add_to_labels("c")
+    _labels(iss, "POST", ["c"])
     iss.remove_from_labels("a")
     assert [x.name for x in iss.get_labels()] == ["b", "c"]
-    iss.set_labels("z")
+    _labels(iss, "PUT", ["z"])
     assert fake.issues[iss.number].labels == ["z"]
     iss.delete_labels()
     assert fake.issues[iss.number].labels == []
-    iss.add_to_labels("z")
+    _labels(iss, "PUT", [])  # documented in prose: an empty array removes every label
+    _labels(iss, "POST", ["z"])
     with pytest.raises(GithubException) as exc:
         iss.remove_from_labels("nope")
     assert exc.value.status == 404
@@ -153,6 +159,17 @@ def test_issue_edit_labels_and_assignees(repo: Any, fake: FakeGitHub) -> None:
         ["q"],
         ["carol"],
     )
+
+
+@pytest.mark.parametrize(("method", "call"), [("POST", "add_to_labels"), ("PUT", "set_labels")])
+def test_bare_label_arrays_are_not_in_githubs_description(repo: Any, fake: FakeGitHub, method: str, call: str) -> None:
+    """PyGithub sends ``["c"]``; GitHub's published description has only ``{"labels": ["c"]}``."""
+    iss = repo.create_issue("T", labels=["a"])
+    with pytest.raises(OpenAPIViolation, match="labels"):
+        getattr(iss, call)("c")
+    assert fake.issues[iss.number].labels == ["a"]
+    assert fake.requests[-1].method == method
+    fake.openapi_violations.clear()
 
 
 def test_issue_title_and_body_limits_are_422_and_change_nothing(repo: Any, fake: FakeGitHub) -> None:

@@ -137,7 +137,12 @@ class DependentsMixin(TrackerBase):
         missing = [lab for lab in labels if not _has_label(pull, lab)]
         if not missing:
             return
-        self._unit(f"label pull request #{number}", lambda _: self._issue_obj(number).add_to_labels(*missing))
+        # The object form GitHub documents ({"labels": [...]}); PyGithub's add_to_labels sends a bare array.
+        url = f"{self._repo_url}/issues/{number}/labels"
+        self._unit(
+            f"label pull request #{number}",
+            lambda _: self._requester.requestJsonAndCheck("POST", url, input={"labels": missing}),
+        )
         pull.setdefault("labels", []).extend({"name": name} for name in missing)
 
     def _refs(self, text: str | None) -> list[int]:
