@@ -362,8 +362,12 @@ def test_repository_permissions_and_users(gh: Github, repo: Any, fake: FakeGitHu
     assert repo.get_collaborator_permission("alice") == "admin"
     assert repo.get_collaborator_permission("tri") == "read"
     assert repo.get_collaborator_role_name("tri") == "triage"
-    me = gh.get_user()
-    assert (me.login, me.type) == ("parkbot[bot]", "Bot")
+    with pytest.raises(GithubException) as denied:
+        gh.get_user().login  # noqa: B018 - an App installation token is no user (GraphQL's viewer answers)
+    assert denied.value.status == 403
+    fake.add_token("ghp_alice", "alice")
+    me = make_client(fake, "ghp_alice").get_user()
+    assert (me.login, me.type) == ("alice", "User")
     assert gh.get_user("alice").login == "alice"
     with pytest.raises(UnknownObjectException):
         gh.get_user("nobody-ever-seen").login  # noqa: B018
@@ -654,3 +658,72 @@ def test_webhook_fixtures_have_the_keys_bots_read(stem: str) -> None:
                "check_run.pull_requests")  # fmt: skip
     assert prs
     assert prs[0]["head"]["sha"]
+
+
+# --------------------------------------------------------------------------- check runs
+
+
+def _check(gh: Github, **body: Any) -> Any:
+    _, data = gh.requester.requestJsonAndCheck("POST", "/repos/acme/widgets/check-runs", input=body)
+    return data
+
+
+def test_only_github_apps_create_check_runs(fake: FakeGitHub, gh: Github) -> None:
+    sha = fake.add_commit(message="work").sha
+    run = _check(
+        gh, name="parkbot/decisions", head_sha=sha, status="in_progress", output={"title": "t", "summary": "s"}
+    )
+    assert (run["status"], run["conclusion"], run["app"]["slug"]) == ("in_progress", None, "parkbot")
+    fake.add_token("ghp_mallory", "mallory", kind="personal")
+    with pytest.raises(GithubException) as denied:
+        _check(make_client(fake, "ghp_mallory"), name="parkbot/decisions", head_sha=sha, conclusion="success")
+    assert denied.value.status == 403
+    assert "GitHub App" in str(denied.value)
+    assert [r.conclusion for r in fake.check_runs] == [None]
+
+
+def test_check_run_rules(fake: FakeGitHub, gh: Github) -> None:
+    sha = fake.add_commit(message="work").sha
+    with pytest.raises(GithubException) as unknown:
+        _check(gh, name="c", head_sha="f" * 40)
+    assert unknown.value.status == 422
+    with pytest.raises(GithubException) as incomplete:
+        _check(gh, name="c", head_sha=sha, status="completed")
+    assert incomplete.value.status == 422
+    done = _check(gh, name="c", head_sha=sha, conclusion="success")  # a conclusion completes it
+    assert (done["status"], done["completed_at"] is not None) == ("completed", True)
+    run = _check(gh, name="c", head_sha=sha, status="in_progress")
+    _, updated = gh.requester.requestJsonAndCheck(
+        "PATCH", f"/repos/acme/widgets/check-runs/{run['id']}", input={"conclusion": "failure"}
+    )
+    assert (updated["status"], updated["conclusion"]) == ("completed", "failure")
+    fake.add_token("ghs_other_app", "other-app[bot]")
+    with pytest.raises(GithubException) as foreign:
+        make_client(fake, "ghs_other_app").requester.requestJsonAndCheck(
+            "PATCH", f"/repos/acme/widgets/check-runs/{run['id']}", input={"conclusion": "success"}
+        )
+    assert foreign.value.status == 403  # only the App that created a check run changes it
+    assert fake.check_of(sha, "c").conclusion == "failure"
+
+
+def test_check_runs_for_a_ref_latest_per_name_and_app(fake: FakeGitHub, gh: Github) -> None:
+    pr = fake.add_pull(title="work")
+    sha = pr.pull.head_sha
+    _check(gh, name="parkbot/decisions", head_sha=sha, status="in_progress")
+    _check(gh, name="parkbot/decisions", head_sha=sha, conclusion="success")
+    fake.add_token("ghs_impostor", "impostor[bot]")
+    _check(make_client(fake, "ghs_impostor"), name="parkbot/decisions", head_sha=sha, conclusion="success")
+    _, latest = gh.requester.requestJsonAndCheck(
+        "GET", f"/repos/acme/widgets/commits/{sha}/check-runs", parameters={"check_name": "parkbot/decisions"}
+    )
+    assert latest["total_count"] == 2  # the newest run of each App
+    assert [(r["app"]["slug"], r["conclusion"]) for r in latest["check_runs"]] == [
+        ("impostor", "success"),
+        ("parkbot", "success"),
+    ]
+    assert latest["check_runs"][1]["pull_requests"][0]["number"] == pr.number
+    _, everything = gh.requester.requestJsonAndCheck(
+        "GET", f"/repos/acme/widgets/commits/{sha}/check-runs", parameters={"filter": "all"}
+    )
+    assert everything["total_count"] == 3
+    assert fake.check_of(sha, "parkbot/decisions", app="parkbot[bot]").conclusion == "success"

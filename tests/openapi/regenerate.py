@@ -82,6 +82,11 @@ OPERATIONS: tuple[str, ...] = (
     "users/get-authenticated",
     "users/get-by-username",
     "rate-limit/get",
+    # ghtrust: the gate as a check run (only GitHub Apps write them)
+    "checks/create",
+    "checks/update",
+    "checks/get",
+    "checks/list-for-ref",
 )
 
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
