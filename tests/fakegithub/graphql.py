@@ -37,11 +37,20 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable, Iterable
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphql import GraphQLError, GraphQLSchema, OperationDefinitionNode, build_schema, execute, parse, validate
+from graphql import (
+    DocumentNode,
+    GraphQLError,
+    GraphQLSchema,
+    OperationDefinitionNode,
+    build_schema,
+    execute,
+    parse,
+    validate,
+)
 
 from . import payloads as P
 from .state import Comment, Edit, Issue, iso
@@ -52,12 +61,21 @@ if TYPE_CHECKING:
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "openapi" / "github-schema.graphql"
 MAX_PINNED = 3
 MAX_PAGE = 100
+#: The mutations the fake serves (``fake.writes()`` lists them; queries change nothing).
+MUTATIONS = frozenset({"pinIssue", "unpinIssue"})
 
 
 @cache
 def schema() -> GraphQLSchema:
     """GitHub's schema as trimmed for the fake (parsed once per process)."""
     return build_schema(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=256)
+def checked(query: str) -> tuple[DocumentNode, tuple[GraphQLError, ...]]:
+    """A query parsed and validated against GitHub's schema, once per distinct text (parkbot's are constants)."""
+    document = parse(query)
+    return document, tuple(validate(schema(), document))
 
 
 def graphql_path(fake: FakeGitHub) -> str:
@@ -120,6 +138,16 @@ def _operation_name(document: Any, body: dict[str, Any]) -> str:
     return f"graphql/{op.name.value}"
 
 
+def operation_of(body: Any) -> str:
+    """The logged operation of a request body, ``graphql`` when it holds no parsable query."""
+    if not isinstance(body, dict) or not isinstance(body.get("query"), str):
+        return "graphql"
+    try:
+        return _operation_name(checked(body["query"])[0], body)
+    except GraphQLError:
+        return "graphql"
+
+
 def _answer(fake: FakeGitHub, body: Any, headers: dict[str, str]) -> tuple[int, dict[str, Any], str | None, str | None]:
     auth = headers.get("authorization")
     if not auth:
@@ -129,11 +157,10 @@ def _answer(fake: FakeGitHub, body: Any, headers: dict[str, str]) -> tuple[int, 
     if not isinstance(body, dict) or not isinstance(body.get("query"), str):
         return 400, {"message": "Problems parsing JSON", "documentation_url": ""}, None, None
     try:
-        document = parse(body["query"])
+        document, problems = checked(body["query"])
     except GraphQLError as exc:
         return 200, {"errors": [_format(exc)]}, "graphql", f"GraphQL: not a query GitHub can parse: {exc.message}"
     operation = _operation_name(document, body)
-    problems = validate(schema(), document)
     if problems:
         text = "; ".join(p.message for p in problems)
         return (

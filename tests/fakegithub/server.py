@@ -497,7 +497,8 @@ class FakeGitHub:
 
     def fail_next(self, kind: str, count: int = 1, match: str | None = None) -> None:
         """Fail the next ``count`` requests (matching ``match``, a regex searched in
-        ``"METHOD /path"``, e.g. ``r"^POST .*/comments$"``) with ``kind``:
+        ``"METHOD /path"``, e.g. ``r"^POST .*/comments$"``; for GraphQL ``"POST /graphql graphql/<operation>"``)
+        with ``kind``:
         ``500``/``502``/``503``, ``secondary_rate_limit``, ``primary_rate_limit``,
         ``connection_reset``.  Failed requests change no state."""
         self._check_kind(kind)
@@ -544,6 +545,18 @@ class FakeGitHub:
                 continue
             n += 1
         return n
+
+    def writes(self) -> list[str]:
+        """``"METHOD /path"`` of each logged request that changed (or tried to change) state: REST writes
+        and GraphQL mutations (``"POST /graphql graphql/pinIssue"``), not GraphQL queries."""
+        out = []
+        for req, op in zip(self.requests, self.operations, strict=True):
+            if op is not None and op.startswith("graphql"):
+                if op.removeprefix("graphql/") in graphql.MUTATIONS:
+                    out.append(f"{req.method} {req.path} {op}")
+            elif req.method in _WRITE_METHODS:
+                out.append(f"{req.method} {req.path}")
+        return out
 
     def set_rate_limit(self, remaining: int, limit: int = 5000) -> None:
         """Set the core rate limit; at 0 requests get GitHub's primary-limit 403."""
@@ -795,7 +808,10 @@ class FakeGitHub:
         api_path = path[len(self._prefix) :] if path.startswith(self._prefix + "/") else None
 
         self._seen += 1
-        fault = self._take_fault(method, api_path or path)
+        target = api_path or path
+        if graphql.is_graphql(self, method, path):
+            target = f"{path} {graphql.operation_of(body)}"  # faults can match one GraphQL operation
+        fault = self._take_fault(method, target)
         if fault is not None:
             result = self._fault_response(fault)
             status = 0 if isinstance(result, Exception) else result[0]

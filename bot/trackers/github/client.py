@@ -246,7 +246,7 @@ class Transport:
             verdict = last.get("verdict")
             if verdict is not None and verdict.wait is not None:
                 return verdict.wait
-            return min(policy.max_delay, policy.base_delay * 2 ** (state.attempt_number - 1))
+            return float(min(policy.max_delay, policy.base_delay * 2.0 ** (state.attempt_number - 1)))
 
         def stop(state: RetryCallState) -> bool:
             if state.attempt_number >= policy.max_attempts:
