@@ -258,3 +258,12 @@ def test_pull_requests_issues_and_unknown_numbers(fake: FakeGitHub) -> None:
     found, unknown = both["data"]["nodes"]
     assert (found["number"], unknown) == (issue.number, None)  # an unknown id is null, with an error
     assert both["errors"][0]["type"] == "NOT_FOUND"
+
+
+def test_every_document_parkbot_sends_is_valid_against_githubs_schema() -> None:
+    from graphql import parse, validate
+
+    from tests.fakegithub.graphql import schema
+
+    for document in queries.DOCUMENTS:
+        assert validate(schema(), parse(document)) == [], document.split("(")[0]

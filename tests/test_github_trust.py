@@ -567,3 +567,20 @@ def test_the_actions_token_never_answers_from_the_command_line(
         assert ("a bot" in message) if not by else ("belongs to parkbot[bot]" in message)
     assert stored(fake).state == "open"
     assert "Traceback" not in outcome.output
+
+
+def test_bot_login_from_the_environment_and_the_configuration(fake: FakeGitHub) -> None:
+    """``PARKBOT_BOT_LOGIN`` names parkbot's login; ``bot_login`` in the reviewed configuration wins."""
+    from bot.backends import open_backend
+
+    env = {"GITHUB_TOKEN": TOKEN, "GITHUB_REPOSITORY": "acme/widgets", "GITHUB_API_URL": fake.base_url}
+    plain = open_backend("github", env=env).tracker
+    assert plain.own_login == "parkbot[bot]"  # type: ignore[attr-defined] - the token's login (GraphQL viewer)
+    named = open_backend("github", env={**env, "PARKBOT_BOT_LOGIN": "other-app[bot]"}).tracker
+    assert named.own_login == "other-app[bot]"  # type: ignore[attr-defined]
+    fake.put_file(".github/parkbot.yml", "bot_login: configured-app[bot]\ngate:\n  publish: both\n")
+    configured = open_backend("github", env={**env, "PARKBOT_BOT_LOGIN": "other-app[bot]"}).tracker
+    assert configured.own_login == "configured-app[bot]"  # type: ignore[attr-defined]
+    assert configured.publish_mode == "both"  # type: ignore[attr-defined]
+    with pytest.raises(InvalidInput, match="bot_login"):
+        open_backend("github", env={**env, "PARKBOT_BOT_LOGIN": "not a login"})

@@ -136,11 +136,18 @@ class GateMixin(TrackerBase):
             try:
                 self._requester.requestJsonAndCheck("POST", f"{self._repo_url}/check-runs", input=data)
             except GithubException as exc:
-                if exc.status == 403 and "rate limit" not in str(exc.data).lower():
+                said = str(exc.data).lower()
+                if exc.status == 403 and "rate limit" not in said:
+                    why = (
+                        "the token is a GitHub App's (the Actions GITHUB_TOKEN is one) but lacks the permission "
+                        "checks: write; grant it in the workflow's permissions (or the App's settings)"
+                        if "not accessible by integration" in said
+                        else "only a GitHub App can write check runs; run parkbot with the workflow's GITHUB_TOKEN "
+                        "(permission checks: write) or a GitHub App's token"
+                    )
                     raise BackendFailure(
-                        f"GitHub refused to {what} (403): only a GitHub App can write check runs. Run parkbot "
-                        "with the workflow's GITHUB_TOKEN (permission checks: write) or a GitHub App's token, or "
-                        "set `gate: {publish: status}` in the configuration to publish a commit status instead."
+                        f"GitHub refused to {what} (403): {why}, or set `gate: {{publish: status}}` in the "
+                        "configuration to publish a commit status instead (weaker: see docs/github.md)."
                     ) from None
                 raise
 
