@@ -584,3 +584,18 @@ def test_bot_login_from_the_environment_and_the_configuration(fake: FakeGitHub) 
     assert configured.publish_mode == "both"  # type: ignore[attr-defined]
     with pytest.raises(InvalidInput, match="bot_login"):
         open_backend("github", env={**env, "PARKBOT_BOT_LOGIN": "not a login"})
+
+
+def test_a_native_dependency_gone_since_its_listing_does_not_lose_the_others(
+    fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pr = fake.add_pull(title="work", head_ref="refund-flow")
+    park(make_tracker(fake), dependents=[f"#{pr.number}"])
+    number = decision_number(fake)
+    pr.labels.clear()  # only the native link and the commits are left to find it by
+    tracker = make_tracker(fake)
+    issue_id = fake.issues[number].id
+    listed = [{"number": number, "id": issue_id, "node_id": "I_gone"}, {"number": number, "id": 1, "node_id": "I_too"}]
+    monkeypatch.setattr(tracker, "_native_blockers", lambda _number: (listed, True))
+    result = lifecycle.gate(tracker, CONFIG, f"#{pr.number}")
+    assert [d.id for d in result.blocking] == [DID]

@@ -186,6 +186,10 @@ class TrackerBase:
                 _, answer = self._requester.graphql_query(document, {"owner": owner, "name": name, **variables})
             except UnknownObjectException:
                 return None
+            except GithubException as exc:
+                if exc.status == 400 and _only_not_found(exc.data):  # several objects missing at once
+                    return None
+                raise
             data = answer.get("data")
             return data if isinstance(data, dict) else None
 
@@ -373,6 +377,14 @@ class TrackerBase:
             own = self.own_login
             data["editor"] = {"login": own, "type": "Bot" if own.endswith("[bot]") else "User"}
         return data
+
+
+def _only_not_found(data: Any) -> bool:
+    """GraphQL answered only ``NOT_FOUND`` errors (PyGithub raises 404 for one of them, 400 for more)."""
+    errors = data.get("errors") if isinstance(data, dict) else None
+    if not isinstance(errors, list) or not errors:
+        return False
+    return all(isinstance(e, dict) and e.get("type") == "NOT_FOUND" for e in errors)
 
 
 def _checked_login(login: str) -> str:

@@ -229,7 +229,11 @@ class DependentsMixin(TrackerBase):
         if pull is None:
             raise InvalidInput(f"#{number} is not a pull request in {self.repository}")
         native_raw, native_ok = self._native_blockers(number)
-        commits, natives = self._commits_and_issues(number, [str(r["node_id"]) for r in native_raw if r.get("node_id")])
+        ids = [str(r["node_id"]) for r in native_raw if r.get("node_id") and not r.get("pull_request")]
+        commits, natives = self._commits_and_issues(number, ids)
+        if natives is None:  # one of them is gone since the listing: read each one that is still there
+            commits, _ = self._commits_and_issues(number, [])
+            natives = [f for r in native_raw if (f := self._issue_by_number(int(r["number"]))) is not None]
 
         found: dict[str, tuple[Decision, _Found]] = {}
         for native in natives:
@@ -317,16 +321,24 @@ class DependentsMixin(TrackerBase):
                 hits.append(hit)
         return hits
 
-    def _commits_and_issues(self, number: int, node_ids: list[str]) -> tuple[list[str], list[_Found]]:
+    def _commits_and_issues(self, number: int, node_ids: list[str]) -> tuple[list[str], list[_Found] | None]:
         """The commit messages of pull request ``number`` and the issues ``node_ids`` name, read with who
-        wrote and edited each: one GraphQL request (plus one per 100 commits beyond the first 100)."""
+        wrote and edited each: one GraphQL request (plus one per 100 commits beyond the first 100).
+
+        The issues are None when GitHub finds one of them no more (it then answers nothing at all).
+        """
         messages: list[str] = []
         issues: list[_Found] = []
         after: str | None = None
         ids = node_ids
         while True:
             variables = {"number": number, "after": after, "ids": ids}
-            data = self._graphql(f"list the commits of #{number}", queries.PULL_GATE, variables) or {}
+            answer = self._graphql(f"list the commits of #{number}", queries.PULL_GATE, variables)
+            if answer is None:
+                if ids:
+                    return messages, None
+                raise InvalidInput(f"#{number} is not a pull request in {self.repository}")
+            data = answer
             issues += [self._found_from(n) for n in data.get("nodes") or [] if n and n.get("__typename") == "Issue"]
             pull = (data.get("repository") or {}).get("pullRequest") or {}
             page = pull.get("commits") or {}

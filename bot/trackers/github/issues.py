@@ -125,7 +125,8 @@ class IssuesMixin(TrackerBase):
         problems = [*found.problems, *self._record_problems(found, decision.id)]
         if not problems:
             return decision
-        self._notify(found, problems)
+        if found.number in self._comments:  # read with its comments: the problems are all known
+            self._notify(found, problems)
         return decision.with_problems(problems)
 
     def _verify(self, found: _Found) -> _Found:
@@ -171,19 +172,20 @@ class IssuesMixin(TrackerBase):
     def _notify(self, found: _Found, problems: list[str]) -> None:
         """One visible notice per set of problems on the issue (keyed, never posted twice); best effort.
 
-        Reading must not fail because a notice cannot be written (a read-only token, say): the
-        problems are in the decision anyway.
+        Only reads that fetched the issue's comments notify (every read of one decision does; scans
+        do not), so the same findings always make the same key. Reading must not fail because a
+        notice cannot be written (a read-only token, say): the problems are in the decision anyway.
         """
         key = "changed-" + hashlib.sha256("\n".join(sorted(problems)).encode("utf-8")).hexdigest()[:16]
         if (found.number, key) in self._notified:
             return
         self._notified.add((found.number, key))
-        comments = self._comments.get(found.number)
-        if comments is not None and any(_has_marker(c, "notice", key) and self._by_parkbot(c) for c in comments):
+        comments = self._comments.get(found.number, [])
+        if any(_has_marker(c, "notice", key) and self._by_parkbot(c) for c in comments):
             return
         text = render_notice(key, problems, self.own_login)
         try:
-            self._upsert_comment(found.number, "notice", key, text, refresh=comments is None)
+            self._upsert_comment(found.number, "notice", key, text, refresh=False)
         except BackendFailure as exc:
             logger.warning("could not post the notice on #%s: %s", found.number, exc.message)
 
