@@ -55,6 +55,8 @@ def open_backend(
             text = tracker.read_config_text(CONFIG_PATH)
             config = parse_config(text, CONFIG_PATH) if text is not None else Config()
         tracker.configure(config)
+        # The rest of the run may wait out rate limits as long as the config says (the environment wins).
+        client.transport.bound_waits(config.github.rate_limit_wait, str(config_path or CONFIG_PATH))
         return Backend("github", tracker, config)
     raise InvalidInput(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
 

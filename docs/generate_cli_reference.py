@@ -1,7 +1,7 @@
 """Regenerate docs/cli.md from the commands' own --help, so the reference cannot drift from the code.
 
-    python docs/generate_cli_reference.py        # rewrite docs/cli.md
-    python docs/generate_cli_reference.py --check  # exit 1 if docs/cli.md is stale (run by the tests)
+python docs/generate_cli_reference.py        # rewrite docs/cli.md
+python docs/generate_cli_reference.py --check  # exit 1 if docs/cli.md is stale (run by the tests)
 """
 
 from __future__ import annotations
@@ -53,6 +53,13 @@ def render() -> str:
         command = cli.commands[name]
         sub = click.Context(command, parent=ctx, info_name=name, terminal_width=100, max_content_width=100)
         parts.append(f"## parkbot {name}\n\n```text\n{command.get_help(sub)}\n```\n")
+        if isinstance(command, click.Group):
+            for child_name in sorted(command.commands):
+                child = command.commands[child_name]
+                inner = click.Context(
+                    child, parent=sub, info_name=child_name, terminal_width=100, max_content_width=100
+                )
+                parts.append(f"## parkbot {name} {child_name}\n\n```text\n{child.get_help(inner)}\n```\n")
     return "\n".join(parts)
 
 

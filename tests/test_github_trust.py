@@ -21,7 +21,7 @@ from bot.core.authority import Actor
 from bot.core.config import Config
 from bot.core.errors import BackendFailure, InvalidInput, Refused
 from bot.core.models import Answer, Decision
-from bot.trackers.github import DECISION_LABEL, RESOLVED_LABEL
+from bot.trackers.github import DECISION_LABEL, RESOLVED_LABEL, GitHubTracker
 from bot.trackers.github.client import GitHubSettings, RetryPolicy, build_client, client_from_env, settings_from_env
 from bot.trackers.github.render import decision_payload, read_marker, render_answer_comment
 from bot.trackers.github.trust import actor_login
@@ -97,6 +97,11 @@ def stored(fake: FakeGitHub) -> Decision:
     return found
 
 
+def state_writes(fake: FakeGitHub) -> list[str]:
+    """The writes of the last run besides the reactions on the command's comment (👀, then 👍 or 😕)."""
+    return [w for w in fake.writes() if not w.endswith("/reactions")]
+
+
 def replies(fake: FakeGitHub, number: int, kind: str = "reply") -> list[Any]:
     return [
         c for c in fake.comments.values() if c.issue_number == number and (m := read_marker(c.body)) and m.kind == kind
@@ -140,7 +145,7 @@ def test_an_edit_of_someone_elses_comment_is_no_command(fake: FakeGitHub) -> Non
     assert "changed by mallory after alice wrote it" in outcome.acted[0].message
     assert stored(fake).state == "open"
     assert answer_records(fake, number) == []
-    assert fake.writes() == [f"POST /repos/acme/widgets/issues/{number}/comments"]  # the refusal, nothing else
+    assert state_writes(fake) == [f"POST /repos/acme/widgets/issues/{number}/comments"]  # the refusal, nothing else
     (reply,) = replies(fake, number)
     assert "mallory" in reply.body
     assert "Nothing was changed" in reply.body
@@ -164,7 +169,7 @@ def test_a_command_its_author_changed_since_the_event_is_left_to_the_newer_event
     outcome = run(fake, "issue_comment", payload)
     assert outcome.status == "ignored"
     assert stored(fake).state == "open"
-    assert fake.writes() == []
+    assert state_writes(fake) == []
 
 
 def test_an_owner_editing_their_own_comment_into_another_answer_stays_refused(fake: FakeGitHub) -> None:
@@ -459,7 +464,8 @@ def test_the_check_waits_then_succeeds_and_lists_the_decisions(fake: FakeGitHub)
     lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
     done = fake.check_of(pr.pull.head_sha, STATUS, app=fake.login)
     assert done is not None
-    assert (done.status, done.conclusion, done.title) == ("completed", "success", "No open decisions")
+    assert (done.status, done.conclusion, done.title) == ("completed", "success", "All 1 linked decision answered")
+    assert f"[`{DID}`](https://github.com/acme/widgets/issues/{number})" in (done.summary or "")
     assert fake.statuses == []
 
 
@@ -533,12 +539,35 @@ def cli(fake: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token
 
 
 def test_the_actor_of_a_command_is_the_tokens_login(fake: FakeGitHub, tmp_path: Path, monkeypatch: Any) -> None:
-    park(make_tracker(fake))
+    pr = blocked_pull(fake)
+    number = decision_number(fake)
     fake.add_token("ghp_alice", "alice", kind="personal")
+    monkeypatch.setenv("PARKBOT_BOT_LOGIN", fake.login)  # parkbot's records are its App's, not alice's
     outcome = cli(fake, tmp_path, monkeypatch, "ghp_alice", "resolve", DID, "--answer", "full_original")
     assert outcome.exit_code == 0, outcome.output
     assert json.loads(outcome.stdout)["answer"]["by"] == "alice"
-    assert fake.count(operation="graphql/ParkbotViewer") + fake.count(operation="graphql/ParkbotIssuesByLabel") >= 1
+    assert fake.count(operation="graphql/ParkbotViewer") == 1  # who the token belongs to: one request
+    assert replies(fake, number, "notice") == []  # parkbot's App's records read as parkbot's own
+    waiting = gate_of(fake, pr.pull.head_sha)  # a person's token writes no check run: the next gate will
+    assert waiting is not None
+    assert waiting.state == "pending"
+
+
+def test_a_persons_token_reads_the_actions_bots_records_as_parkbots(fake: FakeGitHub) -> None:
+    actions = FakeGitHub(owner="acme", repo="widgets", login="github-actions[bot]", token=TOKEN)
+    fake.stop()
+    try:
+        with actions.activate():
+            park(make_tracker(actions))
+            actions.add_token("ghp_alice", "alice", kind="personal")
+            settings = GitHubSettings("acme/widgets", actions.base_url, "ghp_alice")
+            mine = GitHubTracker(build_client(settings, policy=RetryPolicy.instant()), race_wait=0)
+            decision = mine.find(DID)
+            assert decision is not None
+            assert (mine.own_login, mine.token_login()) == ("github-actions[bot]", "alice")
+            assert decision.problems == ()
+    finally:
+        fake.start()
 
 
 def test_by_must_be_the_tokens_own_login(fake: FakeGitHub, tmp_path: Path, monkeypatch: Any) -> None:

@@ -51,7 +51,12 @@ def _report(source: str, config: Config, warnings: list[Any]) -> tuple[dict[str,
 
 @click.group(name="config")
 def config_group() -> None:
-    """Check the configuration file (.github/parkbot.yml)."""
+    """Check the configuration file (.github/parkbot.yml) before you commit it.
+
+    \b
+    Example:
+      parkbot config check
+    """
 
 
 @config_group.command(name="check")

@@ -11,7 +11,8 @@ import click
 
 from bot.cli.common import State, actor, backend_options, by_option, emit
 from bot.core import lifecycle
-from bot.core.errors import ExitCode, InvalidInput, NotFound
+from bot.core.errors import ExitCode, InvalidInput
+from bot.core.filing import check_inventory
 from bot.core.lifecycle import gate_dict
 from bot.core.models import Decision, Done, DoneWithAssumptions, Failed, NeedsInput, parse_result, result_json_schema
 from bot.core.tracker import GateResult, Syncing
@@ -93,26 +94,13 @@ def park(state: State, result: str) -> None:
 
 def _check_inventory(state: State, result: Done | Failed) -> None:
     """A finished run's inventory must match the backlog: every listed decision must have been parked."""
-    tracker = state.backend.tracker
+    checked = check_inventory(state.backend.tracker, result)
+    data = checked.as_dict()
     if result.none:
-        emit(
-            state,
-            {"origin": result.origin, "status": result.status, "none": True, "missing": []},
-            f"{result.origin}: {result.status}, no decisions surfaced (stated explicitly)",
-        )
+        emit(state, data, f"{result.origin}: {result.status}, no decisions surfaced (stated explicitly)")
         return
-    ids = result.decision_ids()
-    missing = [did for did in ids if tracker.find(did) is None]
-    data = {"origin": result.origin, "status": result.status, "decisions": ids, "missing": missing}
-    if missing:
-        state_text = ", ".join(missing)
-        if state.as_json:
-            emit(state, {**data, "error": "missing"}, "")
-        raise NotFound(
-            f"{result.origin}: the inventory lists decisions that are not in the backlog: {state_text}; "
-            "park their needs_input results first"
-        )
-    emit(state, data, f"{result.origin}: {result.status}, {len(ids)} decision(s) surfaced, all in the backlog")
+    count = len(data["decisions"])
+    emit(state, data, f"{result.origin}: {result.status}, {count} decision(s) surfaced, all in the backlog")
 
 
 @click.command()

@@ -102,7 +102,8 @@ def report(state: State, since: str, fmt: str | None, output: str | None) -> Non
         raise InvalidInput(f"--json asks for JSON but --format is {fmt}; give one of them")
     start = parse_since(since, now)
     tracker = state.backend.tracker
-    text = run_report(with_progress(tracker.iter_decisions(), "Reading decisions"), _events(tracker), start, now, fmt)
+    decisions = with_progress(tracker.iter_decisions(), "Reading decisions")
+    text = run_report(decisions, _events(tracker), start, now, fmt, link=lambda d: tracker.location(d).url)
     if output is None:
         click.echo(text, nl=False)
         return

@@ -76,6 +76,35 @@ class Gate(_Section):
     )
 
 
+def _wait_seconds(value: Any) -> Any:
+    """``90s``, ``5m``, ``1h`` or a number of seconds (a string of another shape is left for pydantic to refuse)."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        units = {"s": 1.0, "m": 60.0, "h": 3600.0}
+        try:
+            return float(text[:-1]) * units[text[-1]] if text and text[-1] in units else float(text)
+        except ValueError:
+            raise ValueError("must be a duration such as 90s, 5m or 1h (0: never wait)") from None
+    return value
+
+
+class GitHubOptions(_Section):
+    """How the GitHub backend behaves under GitHub's rate limits (see docs/github.md)."""
+
+    rate_limit_wait: float = Field(
+        default=300.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="How long one run may wait out GitHub's rate limits (90s, 5m, 1h or seconds) before it "
+        "stops with exit 4; the environment variable PARKBOT_RATE_LIMIT_WAIT overrides it.",
+    )
+
+    @field_validator("rate_limit_wait", mode="before")
+    @classmethod
+    def _duration(cls, value: Any) -> Any:
+        return _wait_seconds(value)
+
+
 class Config(_Section):
     """The whole file. Every key is optional; unknown keys are errors."""
 
@@ -99,6 +128,7 @@ class Config(_Section):
         description="parkbot's own GitHub login when it cannot be found from its token (unusual setups); "
         "only records written by this login are trusted.",
     )
+    github: GitHubOptions = Field(default_factory=GitHubOptions)
 
     @field_validator("hierarchy")
     @classmethod
@@ -206,27 +236,15 @@ class _StrictLoader(yaml.SafeLoader):
         self.warnings: list[ConfigWarning] = []
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        mark: yaml.Mark | None = event.start_mark
+        if isinstance(event, yaml.AliasEvent) or (isinstance(event, yaml.NodeEvent) and event.anchor):
             raise _Refused(
-                None,
-                None,
-                "anchors and aliases are not allowed in the configuration; write the value out",
-                event.start_mark,
-            )
-        event = self.peek_event()
-        if getattr(event, "anchor", None):
-            raise _Refused(
-                None,
-                None,
-                "anchors and aliases are not allowed in the configuration; write the value out",
-                event.start_mark,
+                None, None, "anchors and aliases are not allowed in the configuration; write the value out", mark
             )
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise _Refused(
-                None, None, f"the configuration is nested more than {MAX_DEPTH} levels deep", event.start_mark
-            )
+            raise _Refused(None, None, f"the configuration is nested more than {MAX_DEPTH} levels deep", mark)
         try:
             return super().compose_node(parent, index)
         finally:
@@ -248,7 +266,7 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
         if isinstance(key, str | int | float | bool):
             seen[key] = line
     mapping = loader.construct_mapping(node, deep=True)
-    mapping["__lines__"] = {key_node.value: key_node.start_mark.line + 1 for key_node, _ in node.value}  # type: ignore[index]
+    mapping["__lines__"] = {key_node.value: key_node.start_mark.line + 1 for key_node, _ in node.value}
     return mapping
 
 

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("parkbot.github")
 T = TypeVar("T")
+#: parkbot's login when it runs with the Actions token (and the default for a run with a person's token).
+ACTIONS_LOGIN = "github-actions[bot]"
 #: How the gate is published (``gate.publish`` in the configuration).
 PublishMode = Literal["check", "status", "both"]
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\[bot\])?")
@@ -112,6 +114,8 @@ class TrackerBase:
         self._configured_login = _checked_login(bot_login) if bot_login else None
         self._token_login: str | None = None  # GraphQL's viewer, read with the first query
         self.publish_mode: PublishMode = "check"
+        #: Gates this run could not publish, and why (a person's token cannot write check runs).
+        self.gate_notices: list[str] = []
         # Short-lived caches, refreshed by every find(): what this run has just read or written.
         self._issues: dict[str, _Found] = {}  # decision id -> issue
         self._primed: dict[str, _Found] = {}  # decision id -> issue read by decision_at, used once by find
@@ -141,9 +145,13 @@ class TrackerBase:
         The login of the token it runs with (``github-actions[bot]`` for the Actions token,
         ``<app-slug>[bot]`` for an App's installation token), read from GraphQL's ``viewer`` with the
         first query of the run; ``bot_login`` in the configuration (or ``PARKBOT_BOT_LOGIN``) sets it
-        instead.
+        instead. A person is never parkbot: with a person's token (``parkbot resolve`` from a
+        workstation) and nothing configured, parkbot's records are the Actions bot's.
         """
-        return self._configured_login or self.token_login()
+        if self._configured_login:
+            return self._configured_login
+        login = self.token_login()
+        return login if login.casefold().endswith("[bot]") else ACTIONS_LOGIN
 
     def token_login(self) -> str:
         """The login of the token (one GraphQL request, unless a query of this run already said)."""
@@ -368,14 +376,14 @@ class TrackerBase:
     def _edit(self, number: int, changes: dict[str, Any]) -> dict[str, Any]:
         """PATCH an issue and return GitHub's answer (``Issue.edit`` keeps the new JSON to itself).
 
-        A new body is parkbot's own writing from now on: the answer is marked so (GitHub's REST answer
-        says nothing about who edited it).
+        A new body is the token's account's writing from now on: the answer is marked so (GitHub's
+        REST answer says nothing about who edited it).
         """
         data: dict[str, Any]
         _, data = self._requester.requestJsonAndCheck("PATCH", self._issue_obj(number).url, input=changes)
         if "body" in changes and isinstance(data, dict):
-            own = self.own_login
-            data["editor"] = {"login": own, "type": "Bot" if own.endswith("[bot]") else "User"}
+            writer = self.token_login()  # who wrote it: the token's account (parkbot's own, in a workflow)
+            data["editor"] = {"login": writer, "type": "Bot" if writer.endswith("[bot]") else "User"}
         return data
 
 

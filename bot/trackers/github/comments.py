@@ -71,7 +71,7 @@ class CommentsMixin(TrackerBase):
                         return comment
                     self._issue_obj(number).get_comment(int(comment["id"])).edit(body)  # lazy: one PATCH
                     comment["body"] = body
-                    comment["editor"] = {"login": self.own_login}
+                    comment["editor"] = {"login": self.token_login()}
                     return comment
             raw = _raw(self._issue_obj(number).create_comment(body))
             self._comments.setdefault(number, []).append(raw)
@@ -190,7 +190,7 @@ class CommentsMixin(TrackerBase):
         self._unit(f"restore parkbot's comment {comment['id']} on #{number}", restore)
         for cached in self._comments.get(number, []):
             if int(cached["id"]) == int(comment["id"]):
-                cached.update(body=text, editor={"login": self.own_login})
+                cached.update(body=text, editor={"login": self.token_login()})
 
     def point_dependents(self, decision: Decision, answer: Answer) -> None:
         found = self._found(decision)

@@ -30,7 +30,9 @@ from bot.core.errors import BackendFailure, InvalidInput
 from bot.core.models import Decision
 from bot.core.tracker import DependentState, GateResult
 from bot.markdown import one_line
+from bot.trackers.github.access import is_bot_login
 from bot.trackers.github.base import TrackerBase, _has_label, _label_name
+from bot.trackers.github.base import log as logger
 from bot.trackers.github.labels import BLOCKING_LABEL, decision_label
 from bot.trackers.github.render import (
     CHECK_NAME,
@@ -110,11 +112,39 @@ class GateMixin(TrackerBase):
             urls = {d.id: self._decision_url(d) for d in (*result.blocking, *result.resolved)}
             output = check_output(result, urls, blocked_fails=blocked_fails)
             details = next((url for d in result.blocking if (url := urls.get(d.id))), None)
-            self.publish_check(sha, output, details_url=details, external_id=result.target)
+            if self._writes_checks(output, result.target):
+                self.publish_check(sha, output, details_url=details, external_id=result.target)
         if self.publish_mode in ("status", "both"):
             url = self._decision_url(result.blocking[0]) if result.blocking else None
             state = "failure" if result.blocking and blocked_fails else gate_state(result)
             self.publish_status(sha, state, gate_description(result), target_url=url)
+
+    def _writes_checks(self, output: CheckOutput, target: str) -> bool:
+        """Whether this token can write the check run (an App's installation token: its login is a bot's).
+
+        A person's token cannot. Then a gate that opens is left to the next gate a workflow runs (a push,
+        an edit, "Re-run" on the check): the answer is recorded all the same, and the dependent stays
+        blocked meanwhile, which is safe. A gate that blocks is refused before any request: a check
+        left green would let the pull request merge.
+        """
+        login = self.token_login()
+        if is_bot_login(login):
+            return True
+        if output.conclusion == "success":
+            self.gate_notices.append(
+                f"{target}: the check run {CHECK_NAME} was not updated: this token belongs to {login}, and only a "
+                "GitHub App writes check runs; it turns green with the next gate a workflow runs (a push, or "
+                '"Re-run" on the check)'
+            )
+            logger.warning("%s", self.gate_notices[-1])
+            return False
+        raise BackendFailure(
+            f"{target} is blocked, but the check run {CHECK_NAME} cannot say so: this token belongs to {login}, and "
+            "only a GitHub App can write check runs. Run parkbot with the workflow's GITHUB_TOKEN (permission "
+            "checks: write) or a GitHub App's token, or set `gate: {publish: status}` in the configuration to "
+            "publish a commit status instead (weaker: see docs/github.md). What was done so far is kept; it is safe "
+            "to re-run with such a token."
+        )
 
     def publish_check(
         self, sha: str, output: CheckOutput, *, details_url: str | None = None, external_id: str | None = None
@@ -193,7 +223,9 @@ class GateMixin(TrackerBase):
     def publish_commit_failure(self, sha: str, summary: str) -> None:
         """Fail the gate on ``sha`` (a pushed agent commit that filed nothing readable), saying why."""
         if self.publish_mode in ("check", "both"):
-            self.publish_check(sha, check_failure(summary))
+            output = check_failure(summary)
+            if self._writes_checks(output, sha[:12]):
+                self.publish_check(sha, output)
         if self.publish_mode in ("status", "both"):
             self.publish_status(sha, "failure", summary)
 

@@ -543,7 +543,7 @@ class IssuesMixin(TrackerBase):
             changes["state"] = "open"
         if changes:
             new_raw = self._unit(f"update issue #{found.number}", lambda _: self._edit(found.number, changes))
-            found = _Found(new_raw, prs=found.prs, own_body=rendered.body, verified=True)  # as parkbot wrote it
+            found = _Found(new_raw, prs=found.prs, own_body=rendered.body, verified=True)  # as this run wrote it
             self._remember(decision.id, found)
         if rendered.overflow:
             self._sync_overflow(found.number, rendered.overflow)
