@@ -50,6 +50,9 @@ from bot.trackers.github.render import render_decision  # noqa: E402
 from tests.fakegithub import FakeGitHub  # noqa: E402
 from tests.github_support import TOKEN, fake_github, make_tracker, needs_input  # noqa: E402
 
+#: The owner's personal token (``parkbot resolve`` acts as the token's login).
+ALICE_TOKEN = "ghp_alicepersonaltoken0000000000000000"
+
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 DID = "billing-42-decision-refund"
 #: The default configuration: only the default owner is named.
@@ -208,7 +211,7 @@ def measure_user(setup: Callable[[World], Any], run: Callable[[World], Any], oth
             fake.reset_log()
             run(world)
             fake.assert_no_violations()
-            return fake.request_count, sum(1 for r in fake.requests if r.method in WRITES)
+            return fake.request_count, len(fake.writes())  # GraphQL queries are POSTs, but reads
     finally:
         fake.stop()
 
@@ -292,7 +295,20 @@ def pull_request_event(world: World) -> Any:
 
 
 def cli_resolve(world: World) -> Any:
-    outcome = json.loads(parkbot(world, "resolve", DID, "--answer", "full_original", "--by", "alice", "--json").stdout)
+    # The owner's own token: on GitHub the actor of a command is whoever the token belongs to.
+    world.fake.add_token(ALICE_TOKEN, "alice", kind="personal")
+    # parkbot's own records were written by its App (the fake's parkbot[bot]), as the config would say.
+    answered = parkbot(
+        world,
+        "resolve",
+        DID,
+        "--answer",
+        "full_original",
+        "--json",
+        GITHUB_TOKEN=ALICE_TOKEN,
+        PARKBOT_BOT_LOGIN=world.fake.login,
+    )
+    outcome = json.loads(answered.stdout)
     assert outcome["action"] == "resolved", outcome
     return outcome
 

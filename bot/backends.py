@@ -47,15 +47,14 @@ def open_backend(
         from bot.trackers.github.client import client_from_env
 
         client = client_from_env(env)
-        # A bot running as an ordinary user (a personal token) names its login, so its own comments
-        # are recognised as its own and re-runs edit them instead of posting again.
-        bot_logins = [login.strip() for login in env.get("PARKBOT_BOT_LOGIN", "").split(",") if login.strip()]
-        tracker = GitHubTracker(client, bot_logins=bot_logins)
+        # parkbot trusts only records its own login wrote: the token's, unless named here or in the config.
+        tracker = GitHubTracker(client, bot_login=env.get("PARKBOT_BOT_LOGIN") or None)
         if config_path is not None:
             config = load_config(config_path)
         else:
             text = tracker.read_config_text(CONFIG_PATH)
             config = parse_config(text, CONFIG_PATH) if text is not None else Config()
+        tracker.configure(config)
         # The rest of the run may wait out rate limits as long as the config says (the environment wins).
         client.transport.bound_waits(config.github.rate_limit_wait, str(config_path or CONFIG_PATH))
         return Backend("github", tracker, config)

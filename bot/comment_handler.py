@@ -5,12 +5,16 @@ matching lifecycle rule. It never decides anything itself: authorization, answer
 upward-only rule all live in ``bot.core.lifecycle``, so ``/decide`` and ``parkbot resolve`` obey the same
 rules.
 
-* The bot's own comments (anything that starts with a ``<!-- parkbot:`` marker, or written by one
-  of the tracker's ``bot_logins``) and comments without a command are ignored: no reply, no request.
+* The bot's own comments (anything that starts with a ``<!-- parkbot:`` marker) and comments without
+  a command are ignored: no reply, no request.
 * Answers (``/decide``, ``/answer``, ``/default``) go through :func:`bot.core.lifecycle.resolve`, with the
   comment's URL as the answer's ``source``; the resolution comment is the visible confirmation.
 * ``/escalate [to]`` moves the question one level up (:func:`bot.core.lifecycle.escalate`) when the
   config has a hierarchy; ``/return``, ``/accept`` and ``/override <n> <text>`` run their policy rules.
+* Where the tracker keeps comment records (:class:`~bot.core.tracker.CommentRecords`, GitHub), the
+  command must be its author's own words as the backend shows them, not as the event says: a comment
+  written by someone other than the actor, or changed by anyone but its author, is refused; one whose
+  text changed since the event is left to the event of that change.
 * Every refusal (not an owner, unknown option, conflicting answer, not a decision issue, already
   resolved differently, malformed command) is a visible reply on the issue, keyed by the command
   comment's id: handling the same comment again edits that reply instead of adding one, and a
@@ -33,7 +37,7 @@ from bot.core.commands import ANSWERING, Command, parse
 from bot.core.config import Config
 from bot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused
 from bot.core.models import Decision
-from bot.core.tracker import CommentReactions, IssueComments, ReactionContent, Tracker
+from bot.core.tracker import CommentReactions, CommentRecord, CommentRecords, IssueComments, ReactionContent, Tracker
 from bot.markdown import code_span, escape_markdown, table_cell
 from bot.trackers.github.render import read_marker
 
@@ -153,6 +157,13 @@ def _handle(
     decision = tracker.decision_at(issue_number)
     if decision is None:
         return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
+    if isinstance(tracker, CommentRecords):
+        record = tracker.comment_record(issue_number, comment_id)
+        if record is not None and record.body != body and not record.editor and same_author(record, author):
+            return CommandResult("ignored", "changed_since", command, decision.id)
+        problem = authorship_problem(record, author)
+        if problem is not None:
+            return refuse("not_authorized", problem, decision.id)
     source = tracker.comment_url(issue_number, comment_id)
     try:
         return _run(tracker, config, command, decision, actor, source, issue_number, key, now)
@@ -162,6 +173,26 @@ def _handle(
         return refuse(exc.reason, exc.message, decision.id)
     except ParkbotError as exc:  # pragma: no cover - every rule raises one of the above
         return refuse(exc.reason, exc.message, decision.id)
+
+
+def same_author(record: CommentRecord, login: str) -> bool:
+    return record.author.casefold() == login.casefold()
+
+
+def authorship_problem(record: CommentRecord | None, login: str) -> str | None:
+    """Why a comment is not ``login``'s own words as the backend shows them, or None when it is."""
+    if record is None:
+        return "the comment is not there any more"
+    if not same_author(record, login):
+        return (
+            f"the comment was written by {record.author}, not by {login}; only a comment's author's words are a command"
+        )
+    if record.editor:
+        return (
+            f"the comment was changed by {record.editor} after {record.author} wrote it; only a comment's "
+            "author's own words are a command"
+        )
+    return None
 
 
 def _run(

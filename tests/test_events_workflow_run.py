@@ -11,7 +11,7 @@ import pytest
 from bot.core import lifecycle
 from bot.core.authority import Actor
 from bot.core.errors import InvalidInput
-from tests.github_support import CONFIG, DID, STATUS, make_tracker
+from tests.github_support import CONFIG, DID, gate_of, make_tracker
 from tests.test_events_support import park, parse_github_output, run, run_cli, webhook, with_repository
 
 FORK = "Codertocat/widgets"
@@ -41,7 +41,7 @@ def test_a_fork_pull_request_blocked_by_a_decision_gets_a_pending_gate(fake: Any
     assert outcome.gate_state == "blocked"
     assert outcome.decision_id == DID
     assert outcome.issue_number == pull.number
-    posted = fake.status_of(pull.pull.head_sha, STATUS)
+    posted = gate_of(fake, pull.pull.head_sha)
     assert posted.state == "pending"
     assert DID in posted.description
     # The fork's commit is unknown to GET /commits/{sha}/pulls while the PR is open: found by its branch.
@@ -57,7 +57,7 @@ def test_a_fork_pull_request_opens_once_the_decision_is_resolved(fake: Any) -> N
     fake.push(pull.number)
     outcome = run(fake, "workflow_run", fork_run(fake, pull))
     assert outcome.gate_state == "open"
-    assert fake.status_of(pull.pull.head_sha, STATUS).state == "success"
+    assert gate_of(fake, pull.pull.head_sha).state == "success"
 
 
 def test_a_fork_pull_request_whose_head_moved_on_is_left_to_its_newer_run(fake: Any) -> None:
@@ -69,8 +69,8 @@ def test_a_fork_pull_request_whose_head_moved_on_is_left_to_its_newer_run(fake: 
     outcome = run(fake, "workflow_run", payload)
     assert outcome.status == "ignored"
     assert old[:12] in outcome.notice
-    assert fake.status_of(old, STATUS) is None
-    assert fake.status_of(pull.pull.head_sha, STATUS) is None
+    assert gate_of(fake, old) is None
+    assert gate_of(fake, pull.pull.head_sha) is None
 
 
 def test_only_the_fork_branch_that_ran_is_gated(fake: Any) -> None:
@@ -79,7 +79,7 @@ def test_only_the_fork_branch_that_ran_is_gated(fake: Any) -> None:
     pull = fork_pull(fake, body=f"Blocked by #{number}")
     outcome = run(fake, "workflow_run", fork_run(fake, pull))
     assert [item.number for item in outcome.items] == [pull.number]
-    assert fake.status_of(other.pull.head_sha, STATUS) is None
+    assert gate_of(fake, other.pull.head_sha) is None
 
 
 def test_the_documented_run_of_another_event_is_ignored_without_a_request(fake: Any) -> None:

@@ -19,17 +19,18 @@ USER_PAYS = {
     "park new, from a push": 9,  # + the branch's open pull requests, the dashboard (read, edit)
     "park unchanged": 3,
     "park updated": 4,
-    "gate, k=1": 5,  # the config + the pull, its commits, its native dependencies, the status
+    "gate, k=1": 5,  # the config + the pull, its native dependencies, its commits (GraphQL), the check run
     "gate, k=3": 5,
     "gate, k=5": 5,
     "gate, k=1, on a new commit": 5,
+    # the config, who the token belongs to, one GraphQL read (issue, comments, authorship), record, clear, close
     "resolve, k=0": 6,
-    "resolve, k=1": 10,
-    "resolve, k=3": 18,  # + 4 per dependent
-    "resolve from a `/decide` comment, k=0": 11,  # + the commented issue, 👀 and 👍, the dashboard (2)
-    "resolve from a `/decide` comment, k=1": 15,
-    "resolve from a `/decide` comment, k=3": 23,
-    "wait, first poll": 2,
+    "resolve, k=1": 9,  # a person's token writes no check run: the dependent's next gate does
+    "resolve, k=3": 15,  # + 3 per dependent
+    "resolve from a `/decide` comment, k=0": 10,  # + the commented issue (GraphQL), 👀 and 👍, the dashboard (2)
+    "resolve from a `/decide` comment, k=1": 14,
+    "resolve from a `/decide` comment, k=3": 22,
+    "wait, first poll": 3,  # the config, the conditional listing, and the decision read with its authorship
 }
 
 
@@ -54,6 +55,7 @@ def test_writes_are_counted(user_rows: list[bench.UserRow]) -> None:
     assert writes["park new"] == 2  # the label, the issue
     assert writes["wait, first poll"] == 0
     assert writes["resolve from a `/decide` comment, k=1"] == 8  # incl. 2 reactions and the dashboard edit
+    assert writes["scheduled reconcile"] == 1  # GraphQL queries are POSTs, but reads
 
 
 def test_the_user_table_prints(user_rows: list[bench.UserRow]) -> None:
@@ -70,7 +72,8 @@ def test_the_tracker_operations_do_not_grow() -> None:
     assert counts["park new"] == 3
     assert counts["park new, precedents suggest"] == 5
     assert counts["gate, k=1 (linked at park)"] == 4
-    assert counts["resolve, k=3"] == 5 + 4 * 3
+    assert counts["resolve, k=0"] == 4  # one GraphQL read: the issue, its comments, who wrote each, parkbot's login
+    assert counts["resolve, k=3"] == 4 + 4 * 3
     wait = next(row for row in rows if row.operation.startswith("wait:"))
-    assert wait.requests == 10
+    assert wait.requests == 11  # 10 polls, and one GraphQL read of the decision after the first (changed) one
     assert "rate limit used: 1 " in wait.note

@@ -27,8 +27,6 @@ from tests.fakegithub import routes as fake_routes
 from tests.github_support import CONFIG, DID, NOW, TOKEN, fake_github, make_tracker
 from tests.test_github_tracker import park
 
-WRITES = ("POST", "PATCH", "PUT", "DELETE")
-
 
 def dashboards(fake: FakeGitHub, state: str | None = "open") -> list[Any]:
     return [i for i in fake.issues.values() if DASHBOARD_LABEL in i.labels and (state is None or i.state == state)]
@@ -40,7 +38,7 @@ def the_dashboard(fake: FakeGitHub) -> Any:
 
 
 def writes(fake: FakeGitHub) -> list[str]:
-    return [f"{r.method} {r.path}" for r in fake.requests if r.method in WRITES]
+    return fake.writes()
 
 
 def park_three(tracker: GitHubTracker) -> None:
@@ -194,7 +192,7 @@ def test_pinning_is_best_effort(fake: FakeGitHub, tracker: GitHubTracker) -> Non
 
 def test_pinning_survives_a_failing_graphql_endpoint(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park(tracker)
-    fake.fail_next("502", count=100, match=r"graphql")
+    fake.fail_next("502", count=100, match=r"graphql/pinIssue")
     outcome = recount_dashboard(make_tracker(fake, policy=RetryPolicy.instant(max_attempts=2)), now=NOW)
     assert outcome.action == "created"
     assert outcome.notice is not None
@@ -212,7 +210,7 @@ def test_github_enterprise_server_pins_through_its_own_graphql_url() -> None:
         assert outcome.action == "created"
         assert outcome.url == f"https://ghe.example.com/acme/widgets/issues/{outcome.number}"
         assert fake.pinned_issues == [outcome.number]
-        assert fake.count("POST", "/api/graphql") == 1
+        assert fake.count("POST", "/api/graphql", operation="graphql/pinIssue") == 1
     fake.assert_no_violations()
 
 
@@ -220,7 +218,7 @@ def test_github_com_graphql_url(fake: FakeGitHub, tracker: GitHubTracker) -> Non
     assert tracker._requester.graphql_url == "https://api.github.com/graphql"
     park(tracker)
     recount_dashboard(make_tracker(fake), now=NOW)
-    assert fake.count("POST", "/graphql") == 1
+    assert fake.count("POST", "/graphql", operation="graphql/pinIssue") == 1
 
 
 def test_a_large_backlog_fits_in_one_issue_body(fake: FakeGitHub) -> None:

@@ -39,8 +39,10 @@ def test_waiting_while_nothing_changes_costs_one_unit_of_rate_limit(fake: FakeGi
     seen = polls(fake)
     assert len(seen) >= 10
     assert seen == [200] + [304] * (len(seen) - 1)
-    assert fake.request_count == len(seen)  # nothing but the polls
-    assert before - fake.rate_remaining == 1  # only the first one
+    # nothing but the polls, and one read of the decision (GraphQL, with who wrote what) after the first
+    assert fake.request_count == len(seen) + 1
+    assert fake.count(operation="graphql/ParkbotIssuesByLabel") == 1
+    assert before - fake.rate_remaining == 1  # only the first one: 304s are free, GraphQL has its own limit
 
 
 def test_an_answer_is_seen_on_the_next_poll(fake: FakeGitHub, tracker: GitHubTracker) -> None:

@@ -330,3 +330,30 @@ class CommentReactions(Protocol):
     def react(self, issue_number: int, comment_id: int | str, content: ReactionContent) -> None:
         """Add ``content`` to the comment (idempotent: the same reaction twice is one reaction)."""
         ...
+
+
+@dataclass(frozen=True)
+class CommentRecord:
+    """A comment as the backend's own records show it, not as an event payload claims it.
+
+    ``editor`` is whoever last changed the text when that is not its author (None: only the author
+    wrote it); ``body`` is the text now.
+    """
+
+    author: str
+    body: str
+    editor: str | None = None
+    author_bot: bool = False
+
+
+@runtime_checkable
+class CommentRecords(Protocol):
+    """Who wrote a command comment and who changed it since, from the backend (GitHub: its edit history).
+
+    A command counts only as its author's own words: the comment handler refuses one whose author is
+    not the actor, or that anyone else edited (anyone with write access can edit any comment).
+    """
+
+    def comment_record(self, issue_number: int, comment_id: int | str) -> CommentRecord | None:
+        """The comment now, or None when it is not there any more."""
+        ...

@@ -12,7 +12,7 @@ import hashlib
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from .state import EPOCH, Comment, Commit, Issue, Label, Reaction, Status, Team, User, iso
+from .state import EPOCH, CheckRun, Comment, Commit, Issue, Label, Reaction, Status, Team, User, iso
 
 if TYPE_CHECKING:
     from .server import FakeGitHub
@@ -463,6 +463,73 @@ def simple_status(fake: FakeGitHub, s: Status) -> JSON:
     del out["creator"]
     out["required"] = False
     return out
+
+
+def app(fake: FakeGitHub, login: str) -> JSON:
+    """``integration``: the GitHub App behind a bot account (``parkbot[bot]`` is the App ``parkbot``)."""
+    bot = fake.add_user(login)
+    slug = bot.login.removesuffix("[bot]")
+    owner = user(fake, fake.owner)
+    return {
+        "id": 900_000 + bot.id % 100_000,
+        "slug": slug,
+        "node_id": node_id("Integration", bot.id),
+        "client_id": f"Iv1.{hashlib.sha1(slug.encode(), usedforsecurity=False).hexdigest()[:16]}",
+        "owner": owner,
+        "name": slug,
+        "description": None,
+        "external_url": f"https://{slug}.example.com",
+        "html_url": f"{fake.web}/apps/{_q(slug)}",
+        "created_at": iso(EPOCH),
+        "updated_at": iso(EPOCH),
+        "permissions": {"checks": "write", "issues": "write", "metadata": "read", "pull_requests": "write"},
+        "events": [],
+    }
+
+
+def check_run(fake: FakeGitHub, run: CheckRun) -> JSON:
+    """``check-run``; ``pull_requests`` are the open pull requests whose head is the run's commit."""
+    url = f"{fake.repo_api}/check-runs/{run.id}"
+    pulls = [
+        iss
+        for iss in fake.issues.values()
+        if iss.pull is not None and iss.state == "open" and iss.pull.head_sha == run.head_sha
+    ]
+    repo_ref = {"id": fake.repo_id, "url": fake.repo_api, "name": fake.repo}
+    return {
+        "id": run.id,
+        "head_sha": run.head_sha,
+        "node_id": node_id("CheckRun", run.id),
+        "external_id": run.external_id,
+        "url": url,
+        "html_url": f"{fake.repo_web}/runs/{run.id}",
+        "details_url": run.details_url,
+        "status": run.status,
+        "conclusion": run.conclusion,
+        "started_at": iso(run.started_at),
+        "completed_at": iso(run.completed_at),
+        "output": {
+            "title": run.title,
+            "summary": run.summary,
+            "text": run.text,
+            "annotations_count": 0,
+            "annotations_url": f"{url}/annotations",
+        },
+        "name": run.name,
+        "check_suite": {"id": 50_000_000 + run.id % 1_000_000},
+        "app": app(fake, run.app),
+        "pull_requests": [
+            {
+                "id": iss.id,
+                "number": iss.number,
+                "url": f"{fake.repo_api}/pulls/{iss.number}",
+                "head": {"ref": iss.pull.head_ref, "sha": iss.pull.head_sha, "repo": repo_ref},
+                "base": {"ref": iss.pull.base_ref, "sha": fake.branch_sha(iss.pull.base_ref), "repo": repo_ref},
+            }
+            for iss in pulls
+            if iss.pull is not None
+        ],
+    }
 
 
 def _git_blob_sha(data: bytes) -> str:

@@ -32,8 +32,15 @@ Seed state with the helpers (``add_issue``, ``add_pull``, ``put_file``, ``add_te
 ``set_permission`` ...), drive the bot, then assert on state (``fake.issues``,
 ``fake.status_of(sha, ctx)``) and on traffic (``fake.requests``, ``fake.count(...)``).
 
-GraphQL: the one mutation parkbot needs, ``pinIssue`` (and ``unpinIssue``), is served at the GraphQL
-URL of the REST root by :mod:`.graphql`; pinned issues are in ``fake.pinned_issues``.
+GraphQL is served at the GraphQL URL of the REST root by :mod:`.graphql`: every query is validated
+against GitHub's published schema and executed against this state (pinned issues are in
+``fake.pinned_issues``).
+
+Who acts: each request acts as the account its token belongs to (``fake.actor``): ``login`` for
+``token``, others added with ``add_token(token, login, kind)``. A token is an App installation token
+(``app``: the Actions ``GITHUB_TOKEN``, a GitHub App; the only kind that may write check runs) or a
+person's (``personal``). Body edits keep GitHub's edit history (who, when, every version):
+``edit_issue_body``, ``edit_comment`` and ``delete_revision`` do what a writer can do by hand.
 """
 
 from __future__ import annotations
@@ -56,7 +63,22 @@ import responses
 from . import graphql
 from .openapi_check import OpenAPISpec, OpenAPIViolation, load_spec
 from .routes import ROUTES, ApiError, Ctx, Reply
-from .state import EPOCH, Comment, Commit, Issue, Label, PullInfo, Reaction, Status, Team, User, fake_sha
+from .state import (
+    EPOCH,
+    CheckRun,
+    Comment,
+    Commit,
+    Edit,
+    Issue,
+    Label,
+    PullInfo,
+    Reaction,
+    Status,
+    Team,
+    Token,
+    User,
+    fake_sha,
+)
 
 FAULT_KINDS = ("500", "502", "503", "secondary_rate_limit", "primary_rate_limit", "connection_reset")
 ROLES = ("admin", "maintain", "write", "triage", "read", "none")
@@ -70,8 +92,12 @@ _ID_BASES = {
     "comment": 2_700_000_000,
     "status": 30_000_000_000,
     "team": 8_000_000,
+    "check_run": 40_000_000_000,
+    "edit": 60_000_000,
+    "app": 900_000,
     "reaction": 400_000_000,  # ghcost
 }
+TOKEN_KINDS = ("app", "personal")
 
 
 class LoggedRequest(NamedTuple):
@@ -155,12 +181,15 @@ class FakeGitHub:
         *,
         login: str = "parkbot[bot]",
         token: str | None = None,
+        token_kind: str | None = None,
         strict: bool = True,
         default_branch: str = "main",
         private: bool = False,
         spec: OpenAPISpec | None = None,
     ) -> None:
-        """``token``: if set, other tokens get 401 Bad credentials; ``strict``: OpenAPI checks."""
+        """``token``: if set, other tokens get 401 Bad credentials (unless added with :meth:`add_token`);
+        ``token_kind``: ``app`` (an App installation token, the default for a ``[bot]`` login) or
+        ``personal``; ``strict``: OpenAPI checks."""
         self.owner = owner
         self.repo = repo
         self.base_url = base_url.rstrip("/")
@@ -188,6 +217,16 @@ class FakeGitHub:
         self.teams: dict[tuple[str, str], Team] = {}
         self.permissions: dict[str, str] = {}  # lower login -> role
         self.pinned_issues: list[int] = []  # pinned through GraphQL (graphql.py), in pinning order
+        self.check_runs: list[CheckRun] = []  # in creation order
+        kind = token_kind or ("app" if login.endswith("[bot]") else "personal")
+        if kind not in TOKEN_KINDS:
+            raise ValueError(f"token_kind must be one of {TOKEN_KINDS}")
+        #: Who each known token acts as; with ``token`` None any token acts as ``login``.
+        self.tokens: dict[str, Token] = {token: Token(login, kind)} if token is not None else {}
+        self.token_kind = kind
+        #: Who the request being served acts as (the token's account), ``login`` outside requests.
+        self.actor = login
+        self.actor_kind = kind
 
         self.requests: list[LoggedRequest] = []
         self.operations: list[str | None] = []  # operationId per logged request
@@ -373,6 +412,47 @@ class FakeGitHub:
         self.issues[number].updated_at = now
         return c
 
+    def add_token(self, token: str, login: str, kind: str | None = None) -> Token:
+        """Accept ``token`` as acting for ``login`` (``kind``: ``app`` for a ``[bot]`` login, else ``personal``)."""
+        kind = kind or ("app" if login.endswith("[bot]") else "personal")
+        if kind not in TOKEN_KINDS:
+            raise ValueError(f"token kind must be one of {TOKEN_KINDS}")
+        self.add_user(login)
+        self.tokens[token] = Token(self.users[login.lower()].login, kind)
+        return self.tokens[token]
+
+    def record_edit(self, target: Issue | Comment, body: str, editor: str) -> None:
+        """Change a body the way GitHub does: the edit history gains the new version, by ``editor``.
+
+        The first edit also records the original version (by the author, at creation), as GitHub's
+        history does (``includesCreatedEdit``).
+        """
+        now = self.tick()
+        if not target.edits:
+            target.edits.append(Edit(target.user, target.created_at, target.body or "", self.next_id("edit")))
+        target.edits.append(Edit(self.add_user(editor).login, now, body, self.next_id("edit")))
+        target.body = body
+        target.updated_at = now
+
+    def edit_issue_body(self, number: int, body: str, editor: str = "dev") -> Issue:
+        """Edit issue ``number``'s body as ``editor`` (anyone with write access may, on GitHub)."""
+        iss = self.issues[number]
+        self.record_edit(iss, body, editor)
+        return iss
+
+    def edit_comment(self, comment_id: int, body: str, editor: str = "dev") -> Comment:
+        """Edit comment ``comment_id`` as ``editor`` (anyone with write access may, on GitHub)."""
+        c = self.comments[comment_id]
+        self.record_edit(c, body, editor)
+        self.issues[c.issue_number].updated_at = c.updated_at
+        return c
+
+    def delete_revision(self, target: Issue | Comment, index: int, by: str = "dev") -> Edit:
+        """Remove version ``index`` (0 = the original) from an edit history, as GitHub lets writers do."""
+        edit = target.edits[index]
+        edit.body, edit.deleted_at, edit.deleted_by = None, self.tick(), self.add_user(by).login
+        return edit
+
     def add_commit(
         self,
         sha: str | None = None,
@@ -499,7 +579,8 @@ class FakeGitHub:
 
     def fail_next(self, kind: str, count: int = 1, match: str | None = None) -> None:
         """Fail the next ``count`` requests (matching ``match``, a regex searched in
-        ``"METHOD /path"``, e.g. ``r"^POST .*/comments$"``) with ``kind``:
+        ``"METHOD /path"``, e.g. ``r"^POST .*/comments$"``; for GraphQL ``"POST /graphql graphql/<operation>"``)
+        with ``kind``:
         ``500``/``502``/``503``, ``secondary_rate_limit``, ``primary_rate_limit``,
         ``connection_reset``.  Failed requests change no state."""
         self._check_kind(kind)
@@ -562,6 +643,18 @@ class FakeGitHub:
                 continue
             n += 1
         return n
+
+    def writes(self) -> list[str]:
+        """``"METHOD /path"`` of each logged request that changed (or tried to change) state: REST writes
+        and GraphQL mutations (``"POST /graphql graphql/pinIssue"``), not GraphQL queries."""
+        out = []
+        for req, op in zip(self.requests, self.operations, strict=True):
+            if op is not None and op.startswith("graphql"):
+                if op.removeprefix("graphql/") in graphql.MUTATIONS:
+                    out.append(f"{req.method} {req.path} {op}")
+            elif req.method in _WRITE_METHODS:
+                out.append(f"{req.method} {req.path}")
+        return out
 
     def set_rate_limit(self, remaining: int, limit: int = 5000) -> None:
         """Set the core rate limit; at 0 requests get GitHub's primary-limit 403."""
@@ -672,6 +765,17 @@ class FakeGitHub:
         if c is None:
             return None
         return next((s for s in self.latest_statuses(c.sha) if s.context.lower() == context.lower()), None)
+
+    def check_of(self, sha: str, name: str, app: str | None = None) -> CheckRun | None:
+        """The latest check run ``name`` on ``sha`` (by ``app``, a bot login, when given): what branch
+        protection reads for a required check."""
+        c = self.resolve_commit(sha)
+        if c is None:
+            return None
+        for run in reversed(self.check_runs):
+            if run.head_sha == c.sha and run.name == name and (app is None or run.app.lower() == app.lower()):
+                return run
+        return None
 
     # ------------------------------------------------------------------ pagination
 
@@ -802,7 +906,10 @@ class FakeGitHub:
         api_path = path[len(self._prefix) :] if path.startswith(self._prefix + "/") else None
 
         self._seen += 1
-        fault = self._take_fault(method, api_path or path)
+        target = api_path or path
+        if graphql.is_graphql(self, method, path):
+            target = f"{path} {graphql.operation_of(body)}"  # faults can match one GraphQL operation
+        fault = self._take_fault(method, target)
         if fault is not None:
             result = self._fault_response(fault)
             status = 0 if isinstance(result, Exception) else result[0]
@@ -891,14 +998,24 @@ class FakeGitHub:
         self.requests.append(LoggedRequest(method, path, query, body, status))
         self.operations.append(op)
 
+    def authenticate(self, token: str | None) -> bool:
+        """Set who the request acts as (:attr:`actor`) from its token; False for an unknown token."""
+        self.actor, self.actor_kind = self.login, self.token_kind
+        if token is None:
+            return True
+        self.tokens_seen.append(token)
+        known = self.tokens.get(token)
+        if known is not None:
+            self.actor, self.actor_kind = known.login, known.kind
+            return True
+        return self.token is None
+
     def _authenticate(self, method: str, headers: dict[str, str]) -> None:
         auth = headers.get("authorization")
-        if auth:
-            token = auth.split(" ", 1)[-1].strip()
-            self.tokens_seen.append(token)
-            if self.token is not None and token != self.token:
-                raise ApiError(401, "Bad credentials")
-        elif method in _WRITE_METHODS:
+        token = auth.split(" ", 1)[-1].strip() if auth else None
+        if not self.authenticate(token):
+            raise ApiError(401, "Bad credentials")
+        if token is None and method in _WRITE_METHODS:
             raise ApiError(401, "Requires authentication")
 
     def _route(self, method: str, api_path: str) -> tuple[str, dict[str, str]]:

@@ -85,6 +85,11 @@ OPERATIONS: tuple[str, ...] = (
     "rate-limit/get",
     # ghcost
     "reactions/create-for-issue-comment",  # 👀 / 👍 / 😕 on the comment a command came in
+    # ghtrust: the gate as a check run (only GitHub Apps write them)
+    "checks/create",
+    "checks/update",
+    "checks/get",
+    "checks/list-for-ref",
 )
 
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}

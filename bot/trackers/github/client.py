@@ -5,7 +5,9 @@ takes the environment as an argument; nothing is read at import time):
 
 * ``GITHUB_API_URL``: the REST root, default ``https://api.github.com``; GitHub Enterprise Server's
   ``https://<host>/api/v3`` works the same;
-* ``GITHUB_TOKEN``: the token (never shown: not in messages, logs, reprs or exceptions);
+* ``GITHUB_TOKEN``: the token (never shown: not in messages, logs, reprs or exceptions). A token is
+  one line of printable characters: one holding a line break (CR or LF) or another control character
+  is refused before any request (it would otherwise end the ``Authorization`` header early);
 * ``GITHUB_REPOSITORY``: ``owner/name``.
 
 PyGithub's own throttling and urllib3 retries are switched off (``retry=None``,
@@ -87,10 +89,30 @@ def settings_from_env(env: Mapping[str, str]) -> GitHubSettings:
     token = env.get("GITHUB_TOKEN") or None
     if token is None:
         raise InvalidInput("GITHUB_TOKEN is not set: the GitHub backend needs a token (Actions: ${{ github.token }})")
+    check_token(token)
     api_url = (env.get("GITHUB_API_URL") or DEFAULT_API_URL).strip().rstrip("/")
     if not api_url.startswith(("https://", "http://")):
         raise InvalidInput(f"GITHUB_API_URL must be an http(s) URL, got {api_url!r}")
-    return GitHubSettings(repository=repository, api_url=api_url, token=token.strip())
+    return GitHubSettings(repository=repository, api_url=api_url, token=token.strip(" \t"))
+
+
+def check_token(token: str) -> None:
+    """Refuse a token that is not one line of printable characters, without ever showing it.
+
+    A CR or LF would end the ``Authorization`` header inside the token (and requests refuses such a
+    header with an error that quotes it); surrounding spaces are stripped as before.
+    """
+    inner = token.strip(" \t")
+    if "\r" in inner or "\n" in inner:
+        raise InvalidInput(
+            "GITHUB_TOKEN contains a line break (CR or LF): a token is one line. Remove the line break from "
+            "the secret or the variable (the token is not shown here)."
+        )
+    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in inner) or not inner:
+        raise InvalidInput(
+            "GITHUB_TOKEN contains a control character or nothing at all: a token is one line of printable "
+            "characters (the token is not shown here)."
+        )
 
 
 # --- retry policy ------------------------------------------------------------------------------
@@ -305,8 +327,12 @@ class Transport:
             self.reporter.end()
 
     def before_request(self, verb: str, url: str) -> None:
-        """Pace a content-creating request to GitHub's limits (see :mod:`.pacing`); reads pass."""
-        if verb.upper() not in WRITE_VERBS:
+        """Pace a content-creating request to GitHub's limits (see :mod:`.pacing`); reads pass.
+
+        GraphQL queries are reads although they are POSTs (parkbot reads decisions through GraphQL; its
+        one mutation, pinning the dashboard, happens once).
+        """
+        if verb.upper() not in WRITE_VERBS or url.split("?", 1)[0].rstrip("/").endswith("/graphql"):
             return
         policy = self.policy
         delay = self.pacer.delay(policy.clock())
@@ -463,6 +489,8 @@ def build_client(
     Every request PyGithub sends passes :meth:`Transport.before_request` first (content creation is
     paced there).
     """
+    if settings.token is not None:
+        check_token(settings.token)
     auth = Auth.Token(settings.token) if settings.token else None
     github = Github(
         auth=auth,

@@ -85,11 +85,11 @@ class DashboardMixin(TrackerBase):
         if found is None:
             return None
         try:
-            return self._decision_from(found.raw)
+            return self._decision_from(found)  # read as parkbot wrote it (verified when it was read)
         except ParseError:
             return None
 
-    def _decision_from(self, raw: dict[str, Any]) -> Decision:
+    def _decision_from(self, found: _Found) -> Decision:
         raise NotImplementedError  # the issues part provides it
 
     def _close_duplicate(self, number: int, winner: _Found) -> None:
