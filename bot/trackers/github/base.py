@@ -124,6 +124,8 @@ class TrackerBase:
         #: Pull requests read afresh during this run: a later "fresh" read reuses that copy (parkbot's own
         #: label writes update it in place), so authorizing and then clearing reads each dependent once.
         self._fresh_pulls: set[int] = set()
+        #: Decisions whose answer record this run created (so no pointer to it can exist yet).
+        self._answered_now: set[str] = set()
         self._claimed: set[str] = set()
         self._members: dict[tuple[str, str], bool] = {}
         self._rescan: set[int] = set()  # PRs whose next gate looks up the branch index even if tracked
@@ -284,6 +286,10 @@ class TrackerBase:
         return self._histories[node_id]
 
     # -- what one part of the tracker asks of another (each provided by the part named) -----------
+
+    def _adopt_dashboards(self, listing: dict[str, Any] | None) -> None:
+        """Keep the dashboard issues a decision read brought along (the dashboard part provides it)."""
+        raise NotImplementedError
 
     def _log_if_not_derived(self, entry: LogEntry) -> None:
         """Log an event that travels with a state change, unless the decision issue records it anyway."""

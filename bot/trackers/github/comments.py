@@ -169,6 +169,9 @@ class CommentsMixin(TrackerBase):
             render_answer_comment(decision, answer),
             refresh=False,
         )
+        # Step (b) has never run for an answer recorded only now: no pointer can exist yet, so this
+        # run posts its pointers without first listing each dependent's comments.
+        self._answered_now.add(decision.id)
 
     def _restore_answer_record(self, decision: Decision) -> bool:
         """Whether parkbot's answer record exists; if someone else changed it, parkbot's text goes back."""
@@ -197,6 +200,11 @@ class CommentsMixin(TrackerBase):
         hit = self._answer_comment(decision)
         url = hit[0].get("html_url") if hit else found.raw.get("html_url")
         body = render_pointer_comment(decision, answer, issue_number=found.number, url=url)
+        first_time = decision.id in self._answered_now
         for number in self._pr_numbers(decision):
-            self._upsert_comment(number, "pointer", decision.id, body)
+            if first_time:
+                self._comments.setdefault(number, [])  # none of ours yet; a retried post re-reads them
+                self._upsert_comment(number, "pointer", decision.id, body, refresh=False)
+            else:
+                self._upsert_comment(number, "pointer", decision.id, body)
             self._comments.pop(number, None)  # PR comments are re-read by every run

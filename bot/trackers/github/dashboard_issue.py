@@ -98,8 +98,9 @@ class DashboardMixin(TrackerBase):
     # -- the issue ------------------------------------------------------------------------------
 
     def read_dashboard(self) -> DashboardIndex | None:
-        """The index the dashboard issue carries (1 request: the label's listing, kept for the write)."""
-        listed = self._dashboards()
+        """The index the dashboard issue carries: the listing a decision read brought along, else the label's
+        listing (1 request); kept for the write either way."""
+        listed = self._dashboard_listing if self._dashboard_listing is not None else self._dashboards()
         self._dashboard_listing = listed
         return read_index(listed[0].get("body")) if listed else None
 
@@ -157,12 +158,28 @@ class DashboardMixin(TrackerBase):
         self._unit("update the decision dashboard issue", lambda _: self._edit(number, changes))
         return number, "updated"
 
+    def _adopt_dashboards(self, listing: dict[str, Any] | None) -> None:
+        """Keep the open dashboard issues another read brought along (GraphQL), for this run's write."""
+        if not isinstance(listing, dict):
+            return
+        raws = [
+            {"number": n["number"], "title": n.get("title"), "body": n.get("body"), "node_id": n.get("id")}
+            for n in listing.get("nodes") or []
+            if isinstance(n, dict) and isinstance(n.get("number"), int)
+        ]
+        self._dashboard_listing = self._only_dashboards(raws)
+
     def _dashboards(self) -> list[dict[str, Any]]:
         """Open dashboard issues (labeled and carrying the marker), oldest first."""
         items = self._unit(
             f"list open issues labeled {DASHBOARD_LABEL}",
             lambda _: self._list(self._repo.get_issues(state="open", labels=[DASHBOARD_LABEL], direction="asc")),
         )
+        return self._only_dashboards(items)
+
+    @staticmethod
+    def _only_dashboards(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The dashboard issues among ``items`` (labeled and carrying the marker), oldest first."""
         found = []
         for raw in items:
             if raw.get("pull_request"):

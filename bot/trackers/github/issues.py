@@ -286,7 +286,9 @@ class IssuesMixin(TrackerBase):
     def _issue_by_number(self, number: int) -> _Found | None:
         """Issue ``number`` with its comments (one GraphQL request); None for a pull request or nothing."""
         data = self._graphql(f"read issue #{number}", queries.ISSUE_BY_NUMBER, {"number": number}) or {}
-        node = (data.get("repository") or {}).get("issueOrPullRequest")
+        repository = data.get("repository") or {}
+        self._adopt_dashboards(repository.get("dashboards"))
+        node = repository.get("issueOrPullRequest")
         if not node or node.get("__typename") != "Issue":
             return None
         return self._found_from(node)

@@ -73,13 +73,17 @@ query ParkbotIssuesByLabel(
     _COMMENTS,
 )
 
-#: One issue (or pull request: then only ``__typename``) by number, with its comments.
+#: One issue (or pull request: then only ``__typename``) by number, with its comments, and the open
+#: dashboard issues: an event that reads one decision this way patches the dashboard with no lookup of its own.
 ISSUE_BY_NUMBER = _document(
     """
 query ParkbotIssue($owner: String!, $name: String!, $number: Int!) {
   viewer { login }
   repository(owner: $owner, name: $name) {
     issueOrPullRequest(number: $number) { __typename ... on Issue { ...ParkbotIssue ...ParkbotComments } }
+    dashboards: issues(
+      labels: ["parkbot:dashboard"], states: [OPEN], first: 5, orderBy: {field: CREATED_AT, direction: ASC}
+    ) { nodes { id number title body } }
   }
 }
 """,
