@@ -1,7 +1,7 @@
 """Regenerate docs/cli.md from the commands' own --help, so the reference cannot drift from the code.
 
-    python docs/generate_cli_reference.py        # rewrite docs/cli.md
-    python docs/generate_cli_reference.py --check  # exit 1 if docs/cli.md is stale (run by the tests)
+python docs/generate_cli_reference.py        # rewrite docs/cli.md
+python docs/generate_cli_reference.py --check  # exit 1 if docs/cli.md is stale (run by the tests)
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ def render() -> str:
     parts = [INTRO]
     ctx = click.Context(cli, info_name="parkbot", terminal_width=100, max_content_width=100)
     parts.append("## parkbot\n\n```text\n" + cli.get_help(ctx) + "\n```\n")
-    for name in sorted(cli.commands):
-        command = cli.commands[name]
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None, name
         sub = click.Context(command, parent=ctx, info_name=name, terminal_width=100, max_content_width=100)
         parts.append(f"## parkbot {name}\n\n```text\n{command.get_help(sub)}\n```\n")
     return "\n".join(parts)
