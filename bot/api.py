@@ -552,12 +552,19 @@ class Backlog:
 
     # -- acting as an owner ---------------------------------------------------------------------
     def resolve(
-        self, id: str, answer: str, *, by: str | None = None, default: bool = False, source: str = "api"
+        self,
+        id: str,
+        answer: str,
+        *,
+        by: str | None = None,
+        default: bool = False,
+        source: str = "api",
+        now: datetime | None = None,
     ) -> Resolved:
         """Answer a decision as one of its owners (``by``; in git, default your ``user.email``)."""
         command: Command = "default" if default else "auto"
         outcome = lifecycle.resolve(
-            self.tracker, self.config, id, answer, self._actor(by, "answers"), command=command, source=source
+            self.tracker, self.config, id, answer, self._actor(by, "answers"), command=command, source=source, now=now
         )
         resolved = Resolved.of(outcome)
         note = " (explicit default, flagged as an assumption)" if resolved.assumption else ""

@@ -165,5 +165,15 @@ def repository_from_origin(repo_path: str | Path, api_url: str) -> tuple[str | N
     url = done.stdout.strip()
     found = repository_from_remote(url, host)
     if found is None:
-        return None, f"the origin remote ({url}) is not a repository on {host} (GITHUB_API_URL is {api_url})"
+        shown = _without_credentials(url)
+        return None, f"the origin remote ({shown}) is not a repository on {host} (GITHUB_API_URL is {api_url})"
     return found, ""
+
+
+def _without_credentials(url: str) -> str:
+    """A remote URL fit for a message: ``https://user:token@host/...`` loses its ``user:token@``."""
+    if "://" not in url:
+        return url
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=netloc).geturl()

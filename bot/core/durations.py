@@ -39,7 +39,7 @@ class Duration:
         if not isinstance(text, str):
             raise InvalidInput(f"{what}: a duration is text such as {EXAMPLES}, not {type(text).__name__}")
         written = text.strip().lower()
-        if _BARE_NUMBER.fullmatch(written):
+        if _BARE_NUMBER.fullmatch(written) and float(written) != 0:  # zero needs no unit, as in Go
             number = written.lstrip("+")
             raise InvalidInput(
                 f"{_about(what, text)} has no unit: write {number}s (seconds), {number}m, {number}h or {number}d"
