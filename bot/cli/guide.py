@@ -43,6 +43,7 @@ def guide_text() -> str:
     """The guide, with today's limits."""
     from bot.core import models
     from bot.core.config import Limits
+    from bot.core.identity import MAX_NAME_LENGTH
 
     limits = Limits()
     one_blocking = (
@@ -82,7 +83,7 @@ Failed (with the same inventory):
 
 Rules (`parkbot schema` prints the JSON Schema; everything else is an error that names the field):
 * origin, key and option ids: letters, digits, '.', '_' and '-', starting and ending with a letter
-  or digit, at most {models.MAX_NAME_LENGTH} characters. origin is your task's stable id, key names the
+  or digit, at most {MAX_NAME_LENGTH} characters. origin is your task's stable id, key names the
   question within it.
 * options: at most {models.MAX_OPTIONS}, each "id: label" (label at most {models.MAX_LABEL} characters) or
   {{"id": ..., "label": ...}}; ids unique; guess must be one of them. Without options, or with
@@ -104,6 +105,7 @@ Exit codes: 0 done, 1 blocked or not answered yet, 2 invalid input (fix what the
 3 refused by a rule, 4 backend failure (safe to run again). With --json every outcome is one JSON
 object, errors included: {{"error": ..., "message": ..., "exit_code": ...}}.
 An answer with "assumption": true is an explicit default: treat it as an assumption, not a decision.
+Over MCP (`parkbot mcp`) the same verbs are tools: park, wait, resume, show, list, gate, schema.
 Supervisors pick up work that can continue with `parkbot list --answered-since 1h --json`.
 """
 

@@ -11,7 +11,7 @@ from bot.core.durations import EXAMPLES, Duration, moment
 from bot.core.errors import InvalidInput
 
 
-class DurationType(click.ParamType):
+class DurationType(click.ParamType):  # type: ignore[type-arg]  # generic only from click 8.2
     """``90s``, ``10m``, ``1m30s``, ``2h``, ``7d``; a wrong one is a usage error (exit 2) saying what to type."""
 
     name = "duration"
@@ -31,7 +31,7 @@ class DurationType(click.ParamType):
             self.fail(exc.message, param, ctx)
 
 
-class MomentType(click.ParamType):
+class MomentType(click.ParamType):  # type: ignore[type-arg]  # generic only from click 8.2
     """A moment in the past: a duration back from now (``30d``, ``1h``) or an ISO date (``2024-05-01``)."""
 
     name = "moment"

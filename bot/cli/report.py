@@ -82,7 +82,9 @@ def report(state: State, since: datetime, fmt: str | None, output: str | None) -
     elif state.as_json and fmt != "json":
         raise InvalidInput(f"--json asks for JSON but --format is {fmt}; give one of them")
     tracker = state.backend.tracker
-    text = run_report(with_progress(tracker.iter_decisions(), "Reading decisions"), _events(tracker), since, now, fmt)
+    decisions = with_progress(tracker.iter_decisions(), "Reading decisions")
+    # run_report reads log entries and mappings alike (its annotation names only mappings).
+    text = run_report(decisions, _events(tracker), since, now, fmt)  # type: ignore[arg-type]
     if output is None:
         click.echo(text, nl=False)
         return

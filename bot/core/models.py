@@ -9,14 +9,12 @@ plain JSON Schema cannot state are listed in :data:`RULES_BEYOND_THE_SCHEMA`, an
 description lists them too.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -297,7 +295,7 @@ class NeedsInput(_Input):
     )
 
     @model_validator(mode="after")
-    def _options_agree(self) -> NeedsInput:
+    def _options_agree(self) -> Self:
         seen: set[str] = set()
         for option in self.options:
             if option.id in seen:
@@ -372,7 +370,7 @@ InventoryEntry = Annotated[
 ]
 
 #: "decisions" or ``"none": true``, never both and never neither: silence is not an answer.
-_INVENTORY_SHAPES = {
+_INVENTORY_SHAPES: dict[str, Any] = {
     "oneOf": [
         {"required": ["decisions"], "properties": {"decisions": {"minItems": 1}, "none": {"const": False}}},
         {"required": ["none"], "properties": {"none": {"const": True}, "decisions": {"maxItems": 0}}},
@@ -395,7 +393,7 @@ class _Inventory(_Input):
     none: bool = Field(default=False, description="The positive claim that the run looked and found nothing.")
 
     @model_validator(mode="after")
-    def _explicit_none(self) -> _Inventory:
+    def _explicit_none(self) -> Self:
         if not self.decisions and not self.none:
             raise _field_error(
                 "decisions",
@@ -584,7 +582,7 @@ class Answer(_Provable):
     def assumption(self) -> bool:
         return self.kind == "default"
 
-    def same_answer(self, other: Answer) -> bool:
+    def same_answer(self, other: "Answer") -> bool:
         """Equal for the re-run rule: same value and kind; who and when may differ on a retry."""
         return self.kind == other.kind and self.value.casefold() == other.value.casefold()
 
@@ -635,7 +633,7 @@ class LogEntry(BaseModel):
     location: str | None = None
 
     @classmethod
-    def for_decision(cls, event: str, decision: Decision, at: datetime, **extra: Any) -> LogEntry:
+    def for_decision(cls, event: str, decision: "Decision", at: datetime, **extra: Any) -> Self:
         """The line for ``event`` on ``decision``: what it asked, and ``extra`` (answer, by, reason, ...)."""
         return cls.model_validate(
             {
@@ -693,7 +691,7 @@ class Decision(BaseModel):
     def problems(self) -> tuple[str, ...]:
         return self._problems
 
-    def with_problems(self, problems: tuple[str, ...] | list[str]) -> Decision:
+    def with_problems(self, problems: tuple[str, ...] | list[str]) -> Self:
         copy = self.model_copy()
         copy._problems = tuple(dict.fromkeys(problems))
         return copy
@@ -730,5 +728,5 @@ class Decision(BaseModel):
         return self.model_dump_json(indent=2)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> Decision:
+    def from_json(cls, text: str | bytes) -> Self:
         return cls.model_validate_json(text)
