@@ -36,7 +36,7 @@ from bot.backends import Backend, open_backend
 from bot.core import lifecycle
 from bot.core.authority import Actor
 from bot.core.durations import Duration, moment
-from bot.core.errors import ExitCode, InvalidInput, NotFound
+from bot.core.errors import ExitCode, InvalidInput
 from bot.core.lifecycle import Command, ParkOutcome, ResolveOutcome
 from bot.core.models import (
     Answer,
@@ -624,18 +624,15 @@ def _location_of(result: _Located) -> Location:
 
 
 def check_inventory(tracker: Tracker, result: Done | Failed) -> Inventory:
-    """A finished run's inventory must match the backlog: every listed decision must have been parked."""
+    """A finished run's inventory must match the backlog (:func:`bot.core.filing.check_inventory`'s rule)."""
+    from bot.core import filing
+
+    filing.check_inventory(tracker, result)
     if result.none:
         return Inventory(origin=result.origin, status=result.status, none=True, decisions=[])._told(
             f"{result.origin}: {result.status}, no decisions surfaced (stated explicitly)"
         )
     ids = result.decision_ids()
-    missing = [did for did in ids if tracker.find(did) is None]
-    if missing:
-        raise NotFound(
-            f"{result.origin}: the inventory lists decisions that are not in the backlog: {', '.join(missing)}; "
-            "park their needs_input results first"
-        )
     return Inventory(origin=result.origin, status=result.status, none=False, decisions=ids)._told(
         f"{result.origin}: {result.status}, {len(ids)} decision(s) surfaced, all in the backlog"
     )

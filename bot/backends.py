@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from bot.core.config import CONFIG_PATH, Config, load_config, parse_config
+from bot.core.config import CONFIG_PATH, Config, find_config, load_config, parse_config
 from bot.core.errors import InvalidInput
 from bot.core.tracker import Tracker
 
@@ -73,22 +73,18 @@ def open_backend(
         else:
             text = tracker.read_config_text(CONFIG_PATH)
             config = parse_config(text, CONFIG_PATH) if text is not None else Config()
+        # The rest of the run may wait out rate limits as long as the config says (the environment wins).
+        client.transport.bound_waits(config.github.rate_limit_wait, str(config_path or CONFIG_PATH))
         return Backend("github", tracker, config)
     raise InvalidInput(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
 
 
 def _local_config(config_path: str | Path | None, repo_path: str | Path) -> Config:
-    """``--config`` if given, else ``.github/parkbot.yml`` in the working tree, else defaults."""
+    """``--config`` if given, else ``.github/parkbot.yml`` (or ``.yaml``) in the working tree, else defaults."""
     if config_path is not None:
         return load_config(config_path)
-    start = Path(repo_path).resolve()
-    for folder in (start, *start.parents):
-        candidate = folder / CONFIG_PATH
-        if candidate.is_file():
-            return load_config(candidate)
-        if (folder / ".git").exists():
-            break
-    return Config()
+    found = find_config(repo_path)
+    return load_config(found) if found is not None else Config()
 
 
 # --- GitHub settings ---------------------------------------------------------------------------

@@ -15,10 +15,14 @@ rules.
   resolved differently, malformed command) is a visible reply on the issue, keyed by the command
   comment's id: handling the same comment again edits that reply instead of adding one, and a
   refusal changes nothing else. Backend failures propagate (exit 4, safe to re-run).
+* The command's comment gets a reaction where the backend can (``CommentReactions``): 👀 as soon as
+  the command is taken up, then 👍 when it is done or 😕 when it is refused. A reaction that fails is
+  logged and changes nothing else.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -29,8 +33,8 @@ from bot.core.commands import ANSWERING, Command, parse
 from bot.core.config import Config
 from bot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused
 from bot.core.models import Decision
-from bot.core.tracker import Tracker
-from bot.markdown import code_span, escape_markdown
+from bot.core.tracker import CommentReactions, IssueComments, ReactionContent, Tracker
+from bot.markdown import code_span, escape_markdown, table_cell
 from bot.trackers.github.render import read_marker
 
 Action = Literal[
@@ -42,20 +46,13 @@ Action = Literal[
     "returned",
     "accepted",
     "overridden",
+    "help",
     "refused",
 ]
 
 
-class CommentTracker(Tracker, Protocol):
-    """What the handler needs beyond :class:`Tracker` (the GitHub tracker provides it)."""
-
-    def decision_at(self, number: int) -> Decision | None: ...
-
-    def reply(self, issue_number: int, key: str, text: str) -> Any:
-        """Write or edit the one reply keyed ``key``; ``text`` is Markdown (untrusted parts escaped)."""
-        ...
-
-    def comment_url(self, issue_number: int, comment_id: int | str) -> str: ...
+class CommentTracker(Tracker, IssueComments, Protocol):
+    """A tracker with decision issues to comment on (the GitHub backend)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +84,11 @@ class CommandResult:
         return data
 
 
+# -- reactions on the command's comment (👀 taken up, 👍 done, 😕 refused) ------------------------------
+
+log = logging.getLogger("parkbot")
+
+
 def handle_comment(
     tracker: CommentTracker,
     config: Config,
@@ -98,6 +100,38 @@ def handle_comment(
     now: datetime | None = None,
 ) -> CommandResult:
     """Run the command in one comment (see the module docstring); ``actor`` is who wrote it, as verified."""
+    taken_up = read_marker(body or "") is None and parse(body or "") is not None
+    if taken_up:
+        _react(tracker, issue_number, comment_id, "eyes")
+    result = _handle(tracker, config, issue_number=issue_number, comment_id=comment_id, body=body, actor=actor, now=now)
+    if taken_up:
+        _react(tracker, issue_number, comment_id, "confused" if result.refused else "+1")
+    return result
+
+
+def _react(tracker: Tracker, issue_number: int, comment_id: int | str, content: ReactionContent) -> None:
+    """A reaction where the backend has them; failing to react never fails the command."""
+    if not isinstance(tracker, CommentReactions):
+        return
+    try:
+        tracker.react(issue_number, comment_id, content)
+    except ParkbotError as exc:
+        log.warning("could not react %s to comment %s on #%s: %s", content, comment_id, issue_number, exc.message)
+
+
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _handle(
+    tracker: CommentTracker,
+    config: Config,
+    *,
+    issue_number: int,
+    comment_id: int | str,
+    body: str,
+    actor: Actor,
+    now: datetime | None = None,
+) -> CommandResult:
     if read_marker(body or "") is not None:
         return CommandResult("ignored", "own_comment")
     author = actor.login
@@ -115,7 +149,7 @@ def handle_comment(
         return CommandResult("refused", reason, command, decision_id, message, replied=True)
 
     if command.error:
-        return refuse("invalid_command", command.error)
+        return refuse("unknown_command" if command.name == "unknown" else "invalid_command", command.error)
     decision = tracker.decision_at(issue_number)
     if decision is None:
         return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
@@ -148,11 +182,19 @@ def _run(
         tracker.reply(issue_number, key, text)
         return CommandResult(action, "ok", command, did, text, replied=True, outcome=outcome)
 
-    if command.name in ANSWERING:
-        assert command.arg is not None
-        outcome = lifecycle.resolve(
-            tracker, config, did, command.arg, actor, command=command.name, source=source, now=now
+    if command.name == "help":
+        rows = lifecycle.help_text(decision)
+        table = "\n".join(f"| {code_span(typed)} | {table_cell(meaning)} |" for typed, meaning in rows)
+        text = (
+            f"What you can type on {code_span(did)} (a new comment, the command at the start of a line):\n\n"
+            f"| Comment | What it does |\n| --- | --- |\n{table}\n\n"
+            "Only the decision's owners, and those above them in the hierarchy, can answer."
         )
+        return confirm("help", text, None)
+    answering = ANSWERING.get(command.name)
+    if answering is not None:
+        assert command.arg is not None
+        outcome = lifecycle.resolve(tracker, config, did, command.arg, actor, command=answering, source=source, now=now)
         if outcome.action == "unchanged":
             return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
         return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)

@@ -62,6 +62,13 @@ def render() -> str:
         assert command is not None, name
         sub = click.Context(command, parent=ctx, info_name=name, terminal_width=100, max_content_width=100)
         parts.append(f"## parkbot {name}\n\n```text\n{command.get_help(sub)}\n```\n")
+        if isinstance(command, click.Group):
+            for child_name in sorted(command.commands):
+                child = command.commands[child_name]
+                inner = click.Context(
+                    child, parent=sub, info_name=child_name, terminal_width=100, max_content_width=100
+                )
+                parts.append(f"## parkbot {name} {child_name}\n\n```text\n{child.get_help(inner)}\n```\n")
     return "\n".join(parts)
 
 

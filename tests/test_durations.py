@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from pydantic import BaseModel, ValidationError
 
 from bot.cli import cli
-from bot.core.durations import Duration, moment
+from bot.core.durations import Duration, DurationOrZero, moment
 from bot.core.errors import InvalidInput
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -131,3 +131,16 @@ def test_every_option_that_takes_a_duration_uses_the_one_type() -> None:
         "report --since": MomentType,
         "list --answered-since": MomentType,
     }
+
+
+class _Waits(BaseModel):
+    rate_limit_wait: DurationOrZero = DurationOrZero.parse("5m")
+
+
+def test_a_setting_where_zero_means_never() -> None:
+    assert _Waits.model_validate({"rate_limit_wait": 0}).rate_limit_wait.seconds == 0
+    assert _Waits.model_validate({"rate_limit_wait": "1m30s"}).rate_limit_wait.seconds == 90
+    with pytest.raises(ValidationError, match="negative"):
+        _Waits.model_validate({"rate_limit_wait": "-1s"})
+    with pytest.raises(ValidationError, match="zero"):
+        _Settings.model_validate({"wait_timeout": 0})

@@ -12,7 +12,7 @@ import pytest
 from bot.core.authority import Actor
 from bot.core.config import Config, Owners, Paths
 from bot.core.errors import InvalidInput
-from bot.events.push import branch_origin, parse_inventory
+from bot.core.filing import branch_origin, parse_inventory
 from tests.git_helpers import make_repo, run_git
 from tests.github_support import CONFIG, DID, STATUS, make_tracker, needs_input_data
 from tests.test_events_support import HOSTILE, run, webhook, with_repository

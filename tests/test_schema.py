@@ -26,7 +26,7 @@ from hypothesis_jsonschema import from_schema
 from bot.cli import cli
 from bot.core.errors import InvalidInput
 from bot.core.models import RULES_BEYOND_THE_SCHEMA, SCHEMA_FILE, SCHEMA_ID, parse_result, result_json_schema
-from bot.events.push import parse_inventory
+from bot.core.filing import parse_inventory
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = result_json_schema()
@@ -82,9 +82,18 @@ def test_the_documents_have_examples_of_every_kind() -> None:
     assert any(where.startswith("cli.md echo") for where, _ in DOCUMENTED)  # parkbot park --help
 
 
+INVENTORY_KEYS = {"origin", "run", "decisions", "none"}
+
+
 @pytest.mark.parametrize(("where", "document"), DOCUMENTED, ids=[w for w, _ in DOCUMENTED])
 def test_every_documented_example_validates(where: str, document: Any) -> None:
+    if "mcpServers" in document:
+        # An MCP client's configuration: it must start this server.
+        server = document["mcpServers"]["parkbot"]
+        assert (server["command"], server["args"][0]) == ("parkbot", "mcp"), where
+        return
     if "status" not in document:
+        assert set(document) <= INVENTORY_KEYS, f"{where}: neither a result nor an inventory: {document}"
         # An inventory file (.parkbot/inventory.json): a done result whose status and origin may be left out.
         inventory = parse_inventory(document, default_origin="billing-42")
         document = {"status": "done", "origin": "billing-42", **document}

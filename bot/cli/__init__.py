@@ -91,6 +91,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Print the instructions to give an agent: when to ask, the result JSON, the limits, waiting.",
     ),
     "mcp": ("bot.cli.mcp", "mcp", "Serve parkbot to agents over the Model Context Protocol (stdio)."),
+    "config": (
+        "bot.cli.config",
+        "config_group",
+        "Check the configuration file (.github/parkbot.yml) before you commit it.",
+    ),
 }
 
 

@@ -239,6 +239,7 @@ def handle_event(
     merge_group checks_requested     the gate on the merge-queue commit
     check_run rerequested, status    parkbot's gate evaluated again
     workflow_dispatch, schedule      a full reconcile of every open decision
+    workflow_run completed           the gate on a pull request from a fork (from the base repository)
 
     Other events and actions exit 0 with a one-line notice. In GitHub Actions it also writes step
     outputs, a job summary and annotations.

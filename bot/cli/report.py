@@ -83,8 +83,7 @@ def report(state: State, since: datetime, fmt: str | None, output: str | None) -
         raise InvalidInput(f"--json asks for JSON but --format is {fmt}; give one of them")
     tracker = state.backend.tracker
     decisions = with_progress(tracker.iter_decisions(), "Reading decisions")
-    # run_report reads log entries and mappings alike (its annotation names only mappings).
-    text = run_report(decisions, _events(tracker), since, now, fmt)  # type: ignore[arg-type]
+    text = run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url)
     if output is None:
         click.echo(text, nl=False)
         return

@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 from bot.core.errors import InvalidInput
 
@@ -105,13 +105,16 @@ class Duration:
         return self.text
 
     # -- as a pydantic field type (a setting such as ``wait_timeout: 10m``) ----------------------
+    #: Whether zero is a meaningful value of the setting (see :class:`DurationOrZero`).
+    zero_allowed: ClassVar[bool] = False
+
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
         from pydantic_core import core_schema
 
         def parse(value: Any) -> Duration:
             try:
-                return cls.of(value)
+                return cls.of(value, what="", allow_zero=cls.zero_allowed)
             except InvalidInput as exc:
                 raise ValueError(exc.message) from None
 
@@ -122,6 +125,12 @@ class Duration:
     @classmethod
     def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
         return {"type": "string", "description": f"A duration: {EXAMPLES}.", "examples": ["10m", "1m30s", "7d"]}
+
+
+class DurationOrZero(Duration):
+    """A setting where ``0`` means something (``rate_limit_wait: 0``: never wait)."""
+
+    zero_allowed: ClassVar[bool] = True
 
 
 def _about(what: str, text: str) -> str:

@@ -33,6 +33,10 @@ class GitHarness:
         commit = git.Commit.create_from_tree(self.repo, head.tree, message, parent_commits=[head])
         self.repo.heads[branch].commit = commit
 
+    #: git has no repository roles, and a branch's commits name whoever their author claims to be.
+    knows_roles = False
+    knows_dependent_authors = False
+
     def close(self) -> None:
         self.repo.close()
 

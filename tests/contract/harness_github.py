@@ -23,6 +23,16 @@ class GitHubHarness:
             int(target.removeprefix("#")), message=f"work that needs the answer\n\nBlocked-by: {decision_id}\n"
         )
 
+    knows_roles = True
+    knows_dependent_authors = True
+
+    def grant(self, login: str, role: str) -> None:
+        self.fake.set_permission(login, role)
+
+    def make_dependent_by(self, name: str, author: str) -> str:
+        pull = self.fake.add_pull(title=f"Work on {name}", head_ref=name, body="", author=author)
+        return f"#{pull.number}"
+
     def close(self) -> None:
         self.fake.stop()
         self.fake.assert_no_violations()

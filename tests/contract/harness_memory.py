@@ -19,6 +19,18 @@ class MemoryHarness:
     def link_by_trailer(self, target: str, decision_id: str) -> None:
         self.tracker.trailers.setdefault(target, set()).add(decision_id)
 
+    #: What this backend can tell about who may answer (see test_authority_contract.py).
+    knows_roles = True
+    knows_dependent_authors = True
+
+    def grant(self, login: str, role: str) -> None:
+        self.tracker.roles[login.casefold()] = role  # type: ignore[assignment]
+
+    def make_dependent_by(self, name: str, author: str) -> str:
+        target = self.make_dependent(name)
+        self.tracker.authors[target] = author
+        return target
+
     def close(self) -> None:
         pass
 

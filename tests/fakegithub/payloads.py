@@ -12,7 +12,7 @@ import hashlib
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from .state import EPOCH, Comment, Commit, Issue, Label, Status, Team, User, iso
+from .state import EPOCH, Comment, Commit, Issue, Label, Reaction, Status, Team, User, iso
 
 if TYPE_CHECKING:
     from .server import FakeGitHub
@@ -292,13 +292,42 @@ def comment(fake: FakeGitHub, c: Comment) -> JSON:
     }
 
 
-def _branch_side(fake: FakeGitHub, ref: str, sha: str) -> JSON:
+def _branch_side(fake: FakeGitHub, ref: str, sha: str, *, fork: str | None = None) -> JSON:
+    if fork is None:
+        return {
+            "label": f"{fake.owner}:{ref}",
+            "ref": ref,
+            "sha": sha,
+            "user": user(fake, fake.owner),
+            "repo": repository(fake),
+        }
+    owner = fork.split("/", 1)[0]
+    return {"label": f"{owner}:{ref}", "ref": ref, "sha": sha, "user": user(fake, owner), "repo": fork_repo(fake, fork)}
+
+
+def fork_repo(fake: FakeGitHub, full_name: str) -> JSON:
+    """``repository`` of a fork of the fake's repository (the head side of a pull request from a fork)."""
+    owner, name = full_name.split("/", 1)
+    base = repository(fake)
+    api = f"{fake.api}/repos/{full_name}"
+    urls = {k: v.replace(fake.repo_api, api, 1) for k, v in base.items() if k.endswith("_url") and isinstance(v, str)}
+    host = urllib.parse.urlsplit(fake.web).netloc
     return {
-        "label": f"{fake.owner}:{ref}",
-        "ref": ref,
-        "sha": sha,
-        "user": user(fake, fake.owner),
-        "repo": repository(fake),
+        **base,
+        **urls,
+        "id": fake.repo_id + 1 + sum(full_name.encode()),
+        "node_id": node_id("Repository", fake.repo_id + 1 + sum(full_name.encode())),
+        "name": name,
+        "full_name": full_name,
+        "owner": user(fake, owner),
+        "html_url": f"{fake.web}/{full_name}",
+        "url": api,
+        "fork": True,
+        "clone_url": f"{fake.web}/{full_name}.git",
+        "git_url": f"git://{host}/{full_name}.git",
+        "ssh_url": f"git@{host}:{full_name}.git",
+        "svn_url": f"{fake.web}/{full_name}",
+        "permissions": permission_flags("read"),
     }
 
 
@@ -350,7 +379,7 @@ def pull(fake: FakeGitHub, iss: Issue) -> JSON:
         "assignees": base["assignees"],
         "requested_reviewers": [],
         "requested_teams": [],
-        "head": _branch_side(fake, pr.head_ref, pr.head_sha),
+        "head": _branch_side(fake, pr.head_ref, pr.head_sha, fork=pr.head_repo),
         "base": _branch_side(fake, pr.base_ref, fake.branch_sha(pr.base_ref)),
         "_links": {k: {"href": v} for k, v in links.items()},
         "author_association": base["author_association"],
@@ -584,4 +613,18 @@ def rate_limit(fake: FakeGitHub) -> JSON:
             "graphql": {**static, "limit": 5000, "remaining": 5000, "resource": "graphql"},
         },
         "rate": core,
+    }
+
+
+# ghcost: reactions -----------------------------------------------------------------------------------
+
+
+def reaction(fake: FakeGitHub, r: Reaction) -> JSON:
+    """``reaction``."""
+    return {
+        "id": r.id,
+        "node_id": node_id("Reaction", r.id),
+        "user": user(fake, r.user),
+        "content": r.content,
+        "created_at": iso(r.created_at),
     }

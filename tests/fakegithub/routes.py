@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import payloads as P
-from .state import Comment, Issue, Status, Team, parse_iso
+from .state import Comment, Issue, Reaction, Status, Team, parse_iso
 
 if TYPE_CHECKING:
     from .server import FakeGitHub
@@ -593,6 +593,29 @@ def delete_comment(fake: FakeGitHub, ctx: Ctx) -> Reply:
     return Reply(204)
 
 
+# --------------------------------------------------------------------------- ghcost: reactions
+
+
+@route("reactions/create-for-issue-comment")
+def create_comment_reaction(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``POST /issues/comments/{id}/reactions``: 201 when added, 200 with the existing one when the same
+    user already reacted with the same content (GitHub's idempotence); 404 for an unknown comment."""
+    c = _comment(fake, ctx)
+    content = ctx.obj().get("content")
+    if content not in REACTIONS:
+        raise ApiError.invalid("Reaction", "content", "invalid")
+    who = fake.login
+    for r in fake.reactions:
+        if (r.comment_id, r.user.lower(), r.content) == (c.id, who.lower(), content):
+            return Reply(200, P.reaction(fake, r))
+    r = Reaction(fake.next_id("reaction"), c.id, fake.add_user(who).login, content, fake.tick())
+    fake.reactions.append(r)
+    return Reply(201, P.reaction(fake, r))
+
+
+REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
+
+
 # --------------------------------------------------------------------------- dependencies
 
 
@@ -675,7 +698,8 @@ def list_pulls(fake: FakeGitHub, ctx: Ctx) -> Reply:
             continue
         if "head" in q:
             owner, _, ref = q["head"].rpartition(":")
-            if ref != pr.head_ref or (owner and owner.lower() != fake.owner.lower()):
+            head_owner = pr.head_owner or fake.owner
+            if ref != pr.head_ref or (owner and owner.lower() != head_owner.lower()):
                 continue
         if "base" in q and q["base"] != pr.base_ref:
             continue
@@ -689,6 +713,26 @@ def list_pull_commits(fake: FakeGitHub, ctx: Ctx) -> Reply:
     pr = _pull(fake, ctx).pull
     assert pr is not None
     return ctx.page([P.commit(fake, fake.commits[sha]) for sha in pr.commits[:250]])
+
+
+@route("repos/list-pull-requests-associated-with-commit")
+def list_commit_pulls(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``GET /commits/{commit_sha}/pulls``: the merged pull requests that brought the commit in, else
+    the open ones that contain it.
+
+    As on GitHub, the commits of a pull request from a fork are not this repository's until it is
+    merged: such a pull request is not found by its commits while it is open (look it up by
+    ``GET /pulls?head=<fork owner>:<branch>`` instead).
+    """
+    sha = ctx.params["commit_sha"].lower()
+    containing = [
+        iss for iss in fake.issues.values() if iss.pull is not None and any(c.lower() == sha for c in iss.pull.commits)
+    ]
+    merged = [iss for iss in containing if iss.pull is not None and iss.pull.merged]
+    found = merged or [
+        iss for iss in containing if iss.state == "open" and iss.pull is not None and iss.pull.head_repo is None
+    ]
+    return ctx.page([P.pull(fake, i) for i in found])
 
 
 @route("repos/get-commit")

@@ -46,8 +46,8 @@ import math
 import re
 import time
 import urllib.parse
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import requests
@@ -56,7 +56,7 @@ import responses
 from . import graphql
 from .openapi_check import OpenAPISpec, OpenAPIViolation, load_spec
 from .routes import ROUTES, ApiError, Ctx, Reply
-from .state import EPOCH, Comment, Commit, Issue, Label, PullInfo, Status, Team, User, fake_sha
+from .state import EPOCH, Comment, Commit, Issue, Label, PullInfo, Reaction, Status, Team, User, fake_sha
 
 FAULT_KINDS = ("500", "502", "503", "secondary_rate_limit", "primary_rate_limit", "connection_reset")
 ROLES = ("admin", "maintain", "write", "triage", "read", "none")
@@ -70,6 +70,7 @@ _ID_BASES = {
     "comment": 2_700_000_000,
     "status": 30_000_000_000,
     "team": 8_000_000,
+    "reaction": 400_000_000,  # ghcost
 }
 
 
@@ -88,6 +89,59 @@ class _FaultRule:
     kind: str
     remaining: int
     pattern: re.Pattern[str] | None
+
+
+# ghcost: GitHub's secondary rate limit on content creation ----------------------------------------
+
+SECONDARY_LIMIT_MESSAGE = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out "
+    "to GitHub Support for help, please include the request ID 0000:1111:2222:3333:44444444."
+)
+SECONDARY_LIMIT_DOCS = (
+    "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+)
+
+
+@dataclass
+class ContentLimit:
+    """At most ``per_minute`` content-creating requests in any 60 seconds of ``clock`` (refused ones not counted).
+
+    ``advance(latency)`` is called for every request served meanwhile: requests take time.
+    """
+
+    per_minute: int
+    clock: Callable[[], float]
+    advance: Callable[[float], None] | None = None
+    latency: float = 0.0
+    accepted: list[float] = field(default_factory=list)
+    refused: int = 0
+
+    def took_time(self) -> None:
+        if self.advance is not None and self.latency:
+            self.advance(self.latency)
+
+    def retry_after(self) -> int | None:
+        """Seconds until the next content creation is accepted, or None: accept (and count) this one."""
+        now = self.clock()
+        recent = [t for t in self.accepted if t > now - 60.0]
+        if len(recent) < self.per_minute:
+            self.accepted.append(now)
+            return None
+        self.refused += 1
+        return max(1, math.ceil(recent[-self.per_minute] + 60.0 - now))
+
+
+def _creates_content(method: str, path: str, body: Any) -> bool:
+    """Every REST write, and GraphQL mutations (GitHub counts both; a GraphQL query is a POST too)."""
+    if method not in _WRITE_METHODS:
+        return False
+    if path.endswith("/graphql"):
+        query = body.get("query") if isinstance(body, dict) else None
+        return isinstance(query, str) and query.lstrip().startswith("mutation")
+    return True
+
+
+# ------------------------------------------------------------------------------------------------------
 
 
 class FakeGitHub:
@@ -151,6 +205,10 @@ class FakeGitHub:
         self._fault_rules: list[_FaultRule] = []
         self._fault_at: dict[int, str] = {}
         self._mock: responses.RequestsMock | None = None
+        #: ghcost: GitHub's secondary rate limit on content creation, when switched on (``limit_content_creation``).
+        self.content_limit: ContentLimit | None = None
+        #: ghcost: reactions on issue comments, oldest first.
+        self.reactions: list[Reaction] = []
 
         self.add_user(owner, type="Organization")
         self.add_user(login)
@@ -347,8 +405,13 @@ class FakeGitHub:
         *,
         draft: bool = False,
         labels: Iterable[str] = (),
+        head_repo: str | None = None,
     ) -> Issue:
-        """Open a PR (stored as an issue with ``pull``); ``commits``: [{sha, message}]."""
+        """Open a PR (stored as an issue with ``pull``); ``commits``: [{sha, message}].
+
+        ``head_repo`` (``owner/name``) makes it a pull request from a fork: its head branch lives there,
+        so ``head_ref`` is not one of this repository's branches.
+        """
         base_ref = base_ref or self.default_branch
         specs = list(commits or [])
         if head_sha is not None and (not specs or specs[-1].get("sha") != head_sha):
@@ -366,9 +429,12 @@ class FakeGitHub:
             )
             shas.append(c.sha)
             parent = c.sha
-        self.branches[head_ref] = shas[-1]
+        if head_repo is None:
+            self.branches[head_ref] = shas[-1]
         iss = self.add_issue(title, body, labels=labels, author=author, number=number)
-        iss.pull = PullInfo(head_sha=shas[-1], head_ref=head_ref, base_ref=base_ref, commits=shas, draft=draft)
+        iss.pull = PullInfo(
+            head_sha=shas[-1], head_ref=head_ref, base_ref=base_ref, commits=shas, draft=draft, head_repo=head_repo
+        )
         return iss
 
     def push(self, pr_number: int, sha: str | None = None, message: str = "Update") -> Commit:
@@ -379,7 +445,8 @@ class FakeGitHub:
         c = self.add_commit(sha, message, author=iss.user, parents=[iss.pull.head_sha])
         iss.pull.head_sha = c.sha
         iss.pull.commits.append(c.sha)
-        self.branches[iss.pull.head_ref] = c.sha
+        if iss.pull.head_repo is None:
+            self.branches[iss.pull.head_ref] = c.sha
         iss.updated_at = self.now()
         return c
 
@@ -444,6 +511,22 @@ class FakeGitHub:
         if n < 1:
             raise ValueError("n is 1-based")
         self._fault_at[self._seen + n] = kind
+
+    def limit_content_creation(
+        self,
+        per_minute: int,
+        clock: Callable[[], float],
+        *,
+        advance: Callable[[float], None] | None = None,
+        latency: float = 0.0,
+    ) -> ContentLimit:
+        """Answer like GitHub's secondary rate limit once more than ``per_minute`` content-creating requests
+        (REST writes, GraphQL mutations) fall within 60 seconds of ``clock``: ``403`` with ``retry-after``
+        (the seconds until a slot frees) and GitHub's documented message. Refused requests change nothing
+        and do not count. ``clock`` is the tests' virtual clock, shared with the client that sleeps on it;
+        with ``advance``, every request served moves it on by ``latency`` seconds (requests take time)."""
+        self.content_limit = ContentLimit(per_minute, clock, advance, latency)
+        return self.content_limit
 
     def clear_faults(self) -> None:
         """Drop pending faults."""
@@ -725,6 +808,15 @@ class FakeGitHub:
             status = 0 if isinstance(result, Exception) else result[0]
             self._log(method, api_path or path, query, body, status, None)
             return result
+
+        if self.content_limit is not None:
+            self.content_limit.took_time()
+        if self.content_limit is not None and _creates_content(method, api_path or path, body):
+            wait = self.content_limit.retry_after()
+            if wait is not None:  # ghcost: refused like GitHub's secondary rate limit, nothing changed
+                self._log(method, api_path or path, query, body, 403, None)
+                limited = {"message": SECONDARY_LIMIT_MESSAGE, "documentation_url": SECONDARY_LIMIT_DOCS}
+                return 403, {**self._rate_headers(), "retry-after": str(wait)}, json.dumps(limited)
 
         if graphql.is_graphql(self, method, path):
             return graphql.serve(self, path, body, headers)

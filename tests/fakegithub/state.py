@@ -74,6 +74,13 @@ class PullInfo:
     merged_at: dt.datetime | None = None
     merged_by: str | None = None
     draft: bool = False
+    #: ``owner/name`` of the fork the head branch lives in; None when it is this repository's own branch.
+    head_repo: str | None = None
+
+    @property
+    def head_owner(self) -> str | None:
+        """The fork's owner, or None for a branch of this repository."""
+        return self.head_repo.split("/", 1)[0] if self.head_repo else None
 
 
 @dataclass
@@ -141,3 +148,17 @@ class Team:
     members: dict[str, str] = field(default_factory=dict)
     parent: str | None = None  # slug of the parent team
     description: str | None = None
+
+
+# ghcost: reactions -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Reaction:
+    """A reaction on an issue comment; one per (comment, user, content), as on GitHub."""
+
+    id: int
+    comment_id: int
+    user: str
+    content: str
+    created_at: dt.datetime

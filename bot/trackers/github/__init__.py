@@ -18,7 +18,11 @@ sharing the state and the plumbing of :mod:`~bot.trackers.github.base`:
   branch index).
 * :mod:`~bot.trackers.github.gate`: the commit status on dependents (blocking, clearing, publishing).
 * :mod:`~bot.trackers.github.question_log`: the question log, the budgets' open decisions, precedents.
-* :mod:`~bot.trackers.github.dashboard_issue`: the decision dashboard issue, and pinning it.
+* :mod:`~bot.trackers.github.dashboard_issue`: the decision dashboard issue with its hidden index, and
+  pinning it.
+* :mod:`~bot.trackers.github.reactions`: 👀 / 👍 / 😕 on command comments (a collaborator the tracker
+  delegates to).
+* :mod:`~bot.trackers.github.pacing`: content creation paced to GitHub's limits, and the waits shown.
 * :mod:`~bot.trackers.github.access`: who may answer (team membership, repository roles), who is assigned.
 
 Request budget (benchmarks/github_requests.py prints the table): park new 3 (claim the label, the
@@ -32,9 +36,10 @@ a comment command), one ``wait`` poll 1 (rate limit: 0 while unchanged). Budgets
 (``parkbot:origin:*``, ``parkbot:run:*``, ``parkbot:branch:*``), never a scan. The question log costs
 nothing to write for events the decision issue records anyway (parked, escalated, returned,
 overridden, resolved); reading all of it (:meth:`GitHubTracker.iter_log`, for the report) is a scan,
-while the precedent lookup at filing (``about=``) reads two index labels. Refreshing the dashboard is
-a scan too (every decision, 1 request per 100, plus the log issue's comments and the dashboard
-lookup; a write only when its body changed).
+while the precedent lookup at filing (``about=``) reads two index labels. Patching the dashboard after
+an event is 2 requests (its listing, one edit), whatever the backlog; recounting it is a scan (every
+decision, 1 request per 100, plus the log issue's comments). docs/github.md has what a user pays per
+command, config read and all.
 
 Resolution (a)-(d) is idempotent: every bot comment carries a hidden marker and is edited, never
 posted twice; close is a single PATCH that is skipped when already done. :meth:`clear_blocking`

@@ -101,6 +101,42 @@ class DependentsMixin(TrackerBase):
             return [int(p["number"]) for p in pulls]
         return []
 
+    def open_pulls_at(self, sha: str, *, head: str) -> list[int]:
+        """The open pull requests whose head is commit ``sha`` on branch ``head`` (``owner:branch``).
+
+        ``GET /commits/{sha}/pulls`` first (1 request). It only knows commits that are this
+        repository's, and a fork's commits are not until they are merged, so when it finds nothing
+        the open pull requests of ``head`` are listed (``GET /pulls?head=owner:branch``, 1 more). Only
+        a pull request whose head is still ``sha`` counts: one that has moved on is judged on its
+        newer commit.
+        """
+        if not re.fullmatch(r"[0-9a-fA-F]{40}", sha or ""):
+            raise InvalidInput(f"{sha!r} is not a full commit sha")
+
+        def matching(pulls: list[dict[str, Any]]) -> list[int]:
+            found = []
+            for pull in pulls:
+                side = pull.get("head") or {}
+                if pull.get("state") != "open" or str(side.get("sha", "")).lower() != sha.lower():
+                    continue
+                if str(side.get("label", "")).casefold() != head.casefold():
+                    continue
+                self._pulls[int(pull["number"])] = pull
+                found.append(int(pull["number"]))
+            return found
+
+        by_commit = self._unit(
+            f"find the pull requests of {sha[:12]}", lambda _: self._list(self._repo.get_commit(sha).get_pulls())
+        )
+        numbers = matching(by_commit)
+        if not numbers:
+            by_head = self._unit(
+                f"find the pull request of {head}",
+                lambda _: self._list(self._repo.get_pulls(state="open", head=head)),
+            )
+            numbers = matching(by_head)
+        return list(dict.fromkeys(numbers))
+
     def _get_pull(self, number: int, *, fresh: bool = False) -> dict[str, Any] | None:
         if number in self._pulls and (not fresh or number in self._fresh_pulls):
             return self._pulls[number]
