@@ -25,8 +25,8 @@ from hypothesis_jsonschema import from_schema
 
 from bot.cli import cli
 from bot.core.errors import InvalidInput
-from bot.core.models import RULES_BEYOND_THE_SCHEMA, SCHEMA_FILE, SCHEMA_ID, parse_result, result_json_schema
 from bot.core.filing import parse_inventory
+from bot.core.models import RULES_BEYOND_THE_SCHEMA, SCHEMA_FILE, SCHEMA_ID, parse_result, result_json_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = result_json_schema()
