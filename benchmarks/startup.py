@@ -11,6 +11,7 @@ Prints three Markdown tables (numbers, not tests; tests/test_startup.py pins *wh
 
     python benchmarks/startup.py              # 15 pairs, a 1,000-decision backlog, 5 waits
     python benchmarks/startup.py --quick      # 5 pairs, 100 decisions, 2 waits
+    python benchmarks/startup.py --against 9550a5c   # first: start-up then and now, under the same load
 """
 
 from __future__ import annotations
@@ -132,6 +133,44 @@ def startup(pairs: int, root: Path) -> list[Startup]:
     return rows
 
 
+def against(revision: str, pairs: int, root: Path) -> list[tuple[str, float, float]]:
+    """(command, CPU-time ratio of ``revision``, of this checkout), both run as ``python -m bot`` under the same load.
+
+    Interleaved runs of the two versions share whatever else the machine is doing, so their ratio to
+    ``python -c pass`` compares them fairly even where the absolute ratios are inflated by a busy machine.
+    """
+    old = root / "baseline"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(old), revision], check=True)
+    try:
+        repo = make_repo(root / "against")
+        env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+        subprocess.run([*parkbot(), "park", str(EXAMPLE)], cwd=repo, check=True, capture_output=True)
+        versions = {"old": {**env, "PYTHONPATH": str(old)}, "new": {**env, "PYTHONPATH": str(ROOT)}}
+        rows = []
+        for name, args in {
+            "--help": ["--help"],
+            "gate --ref": ["gate", "--ref", "agent/billing-42"],
+            "show ID": ["show", "billing-42-decision-refund"],
+        }.items():
+            ratios: dict[str, list[float]] = {"old": [], "new": []}
+            for _ in range(pairs):
+                base = _timed([sys.executable, "-c", "pass"], repo)[1]
+                for version, version_env in versions.items():
+                    took = _cpu([sys.executable, "-m", "bot", *args], repo, version_env)
+                    ratios[version].append(took / max(base, 0.001))
+            rows.append((name, statistics.median(ratios["old"]), statistics.median(ratios["new"])))
+        return rows
+    finally:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
+
+
+def _cpu(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+
+
 def _result_file(folder: Path, n: int) -> Path:
     path = folder / f"result-{n}.json"
     path.write_text(json.dumps(result(100_000 + n)), encoding="utf-8")
@@ -219,7 +258,15 @@ def run(pairs: int, size: int, samples: int, waits: int, root: Path | None = Non
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer pairs, a smaller backlog, fewer waits")
+    parser.add_argument("--against", metavar="REV", help="also compare start-up with this git revision")
     args = parser.parse_args(argv)
+    if args.against:
+        with tempfile.TemporaryDirectory(prefix="parkbot-against-") as folder:
+            rows = against(args.against, 5 if args.quick else 11, Path(folder))
+        print(f"| command | CPU-time ratio at {args.against} | now |\n| --- | --- | --- |")
+        for name, old, new in rows:
+            print(f"| `parkbot {name}` | {old:.1f}x | {new:.1f}x |")
+        print()
     if shutil.which("git") is None:
         print("git is needed", file=sys.stderr)
         return 2

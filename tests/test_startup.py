@@ -107,3 +107,20 @@ def test_the_schema_is_built_only_when_a_result_is_read(repo: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=True)
     assert done.stdout.split()[-2:] == ["False", "0"]
+
+
+def test_the_startup_benchmark_still_runs(tmp_path: Path) -> None:
+    """A tiny run of benchmarks/startup.py (its numbers mean nothing here; the real run is by hand)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("parkbot_benchmark_startup", ROOT / "benchmarks" / "startup.py")
+    assert spec is not None
+    assert spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench
+    spec.loader.exec_module(bench)
+    text = bench.run(pairs=1, size=3, samples=2, waits=1, root=tmp_path)
+    assert "| `parkbot gate --ref` |" in text
+    assert "| backlog of 3 decisions |" in text
+    assert "| 1 runs |" in text
+    assert list(tmp_path.iterdir()) == []  # the temporary repositories are gone

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -199,5 +200,10 @@ def cli() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    pydantic plugins are off in the command (``PYDANTIC_DISABLE_PLUGINS``, unless already set): parkbot
+    uses none, and finding them scans every installed distribution's metadata on each start-up.
+    """
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     cli.main(prog_name="parkbot")
