@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from bot.backends import Backend, open_backend
 from bot.core import lifecycle
 from bot.core.authority import Actor
+from bot.core.config import Config
 from bot.core.durations import Duration, moment
 from bot.core.errors import ExitCode, InvalidInput
 from bot.core.lifecycle import Command, ParkOutcome, ResolveOutcome
@@ -364,7 +365,7 @@ def wait_for_answer(
         interval = min(interval * 2, longest)
 
 
-def poller(tracker: Tracker, config: Any, decision_id: str) -> Callable[[], Decision]:
+def poller(tracker: Tracker, config: Config, decision_id: str) -> Callable[[], Decision]:
     """One poll per call, each handing the backend what the previous one saw.
 
     On GitHub this makes every poll after the first a conditional request (``If-None-Match``), which
@@ -433,7 +434,7 @@ class Backlog:
         return self._backend.tracker
 
     @property
-    def config(self) -> Any:
+    def config(self) -> Config:
         return self._backend.config
 
     def close(self) -> None:

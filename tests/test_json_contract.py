@@ -120,6 +120,9 @@ CASES: list[tuple[str, list[str], str | None, int, str | None]] = [
     ("dashboard print", ["dashboard", "--print"], None, 0, None),
     ("handle-event without payload", ["handle-event"], None, 2, "invalid"),
     ("unknown command", ["bogus"], None, 2, "usage"),
+    ("help", ["park", "--help"], None, 0, None),
+    ("group help", ["--help"], None, 0, None),
+    ("version", ["--version"], None, 0, None),
     ("unknown backend", ["list", "--backend", "svn"], None, 2, "usage"),
 ]
 

@@ -11,8 +11,10 @@ stdout, usage errors included (see :class:`LazyGroup`).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import importlib
+import io
 import json
 import os
 import sys
@@ -149,9 +151,17 @@ class LazyGroup(click.Group):
         **extra: Any,
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
-        as_json = "--json" in (argv[: argv.index("--")] if "--" in argv else argv)
+        options = argv[: argv.index("--")] if "--" in argv else argv
+        as_json = "--json" in options
         try:
-            code = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+            if as_json and not {"--help", "-h", "--version"}.isdisjoint(options):
+                # Even help is one JSON object with --json: {"help": <the text>}.
+                printed = io.StringIO()
+                with contextlib.redirect_stdout(printed):
+                    code = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+                click.echo(json.dumps({"help": printed.getvalue()}, indent=2))
+            else:
+                code = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
         except click.ClickException as exc:
             if not standalone_mode:
                 raise
@@ -186,6 +196,8 @@ def _usage_error(exc: click.ClickException, as_json: bool) -> None:
     epilog="Exit codes: 0 done, 1 blocked, 2 invalid input, 3 refused by a rule, 4 backend failure (safe to re-run).",
 )
 @click.version_option(__version__, prog_name="parkbot")
+# Accepted so that `parkbot --version --json` and `parkbot --help --json` are one JSON object too.
+@click.option("--json", "as_json", is_flag=True, hidden=True, expose_value=False)
 def cli() -> None:
     """Park the questions your agents cannot settle as durable backlog items, and gate what depends on them.
 
