@@ -180,7 +180,7 @@ def _only_rules_beyond_the_schema(message: str) -> bool:
     return bool(problems) and all(any(text in line for text in BEYOND.values()) for line in problems)
 
 
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 
 def _refusal(document: Any) -> str | None:
@@ -226,7 +226,7 @@ def backlog_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-CLI_SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+CLI_SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 
 @CLI_SETTINGS
