@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot.cli.policy import poller, wait_for_answer
+from bot.api import poller, wait_for_answer
 from bot.core import lifecycle
 from bot.core.authority import Actor
 from bot.core.config import Config
@@ -35,7 +35,7 @@ def test_waiting_while_nothing_changes_costs_one_unit_of_rate_limit(fake: FakeGi
     fake.reset_log()
     before = fake.rate_remaining
     clock = Clock()
-    assert wait_for_answer(poller(waiting, Config(), DID), 600, sleep=clock.sleep, clock=clock) is None
+    assert wait_for_answer(poller(waiting, Config(), DID), 600, sleep=clock.sleep, clock=clock).state == "open"
     seen = polls(fake)
     assert len(seen) >= 10
     assert seen == [200] + [304] * (len(seen) - 1)
@@ -135,7 +135,9 @@ def test_the_wait_command_on_github(fake: FakeGitHub, tmp_path: Path, monkeypatc
 
     open_ = CliRunner().invoke(cli, [*args, "--timeout", "0s", "--json"], env=env)
     assert open_.exit_code == 1, open_.output
-    assert json.loads(open_.stdout) == {"id": DID, "state": "open", "answer": None}
+    context = json.loads(open_.stdout)
+    assert (context["id"], context["state"], context["answer"]) == (DID, "open", None)
+    assert context["question"]  # the whole resume context, as `resume --json` prints it
 
     lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
     answered = CliRunner().invoke(cli, [*args, "--timeout", "1s"], env=env)

@@ -163,7 +163,7 @@ def report(outcome: EventOutcome, env: Mapping[str, str], *, as_json: bool, summ
         actions.annotate("notice", outcome.notice, err)
     for item in outcome.items:
         if item.level in ("notice", "warning", "error"):
-            actions.annotate(item.level, item.message, err)  # type: ignore[arg-type]
+            actions.annotate(item.level, item.message, err)
     dashboard = outcome.dashboard or {}
     if dashboard.get("action") == "failed":
         actions.annotate("warning", dashboard_line(outcome) or "", err)

@@ -371,6 +371,24 @@ def _resolve_once(
     source: str | None,
     now: datetime | None,
 ) -> ResolveOutcome:
+    decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, source, now)
+    if decision.state == "resolved" and recorded is not None:
+        return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
+    action: ResolveAction = "completed" if recorded else "resolved"
+    return _complete(tracker, config, decision, recorded or answer, action, answer.at)
+
+
+def _judge_answer(
+    tracker: Tracker,
+    config: Config,
+    decision_id: str,
+    value: str,
+    by: Actor,
+    command: Command,
+    source: str | None,
+    now: datetime | None,
+) -> tuple[Decision, Answer, Answer | None]:
+    """Every rule an answer must meet before anything is written: the decision, the answer, what is recorded."""
     decision = _load(tracker, config, decision_id)
     if decision.state == "abandoned":
         raise Refused(
@@ -381,7 +399,6 @@ def _resolve_once(
     authority.authorize(tracker, config, decision, by)
     answer_value, kind = interpret_answer(decision, value, command)
     answer = Answer(value=answer_value, kind=kind, by=by.login, at=now or utcnow(), source=source)
-
     recorded = decision.answer if decision.state == "resolved" else authority.recorded_answer(tracker, config, decision)
     if recorded is not None and not recorded.same_answer(answer):
         raise Refused(
@@ -389,10 +406,38 @@ def _resolve_once(
             f"({recorded.kind}, by {recorded.by} at {recorded.at.isoformat()}); a different answer is refused",
             reason="conflicting_answer",
         )
-    if decision.state == "resolved" and recorded is not None:
-        return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
-    action: ResolveAction = "completed" if recorded else "resolved"
-    return _complete(tracker, config, decision, recorded or answer, action, answer.at)
+    return decision, answer, recorded
+
+
+# --- an owner's act, as the comment command that performs it ----------------------------------------
+#
+# Where records count only when the backend's own identity writes them (GitHub), an owner acting with
+# their own credentials leaves the act as their own comment command; parkbot records it when that
+# comment reaches it. These say which command, after the rules the act itself must meet, so that a
+# refusal is immediate rather than a reply on the issue later.
+
+#: The command that gives an answer of each kind.
+_VERB_OF_KIND = {"option": "decide", "free_text": "answer", "default": "default"}
+
+
+def answer_command(
+    tracker: Tracker, config: Config, decision_id: str, value: str, by: Actor, *, command: Command = "auto"
+) -> tuple[Decision, str]:
+    """The comment command that answers ``decision_id`` with ``value``, if ``by`` may."""
+    decision, answer, _ = _judge_answer(tracker, config, decision_id, value, by, command, None, None)
+    return decision, f"/{_VERB_OF_KIND[answer.kind]} {answer.value}"
+
+
+def act_command(tracker: Tracker, config: Config, decision_id: str, by: Actor, text: str) -> Decision:
+    """The decision ``text`` (``/escalate``, ``/return``, ``/accept``, ``/override ...``) acts on, if ``by`` is an
+    owner of that open decision; the command's own rules are applied when parkbot records it."""
+    decision = _load(tracker, config, decision_id)
+    if decision.state != "open":
+        raise Refused(
+            f"decision {decision.id} is {decision.state}; {text.split()[0]} acts on open ones", reason=decision.state
+        )
+    authority.authorize(tracker, config, decision, by)
+    return decision
 
 
 def _complete(

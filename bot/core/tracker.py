@@ -357,3 +357,21 @@ class CommentRecords(Protocol):
     def comment_record(self, issue_number: int, comment_id: int | str) -> CommentRecord | None:
         """The comment now, or None when it is not there any more."""
         ...
+
+
+@runtime_checkable
+class OwnIdentityRecords(Protocol):
+    """A backend whose records count only when its own identity writes them (GitHub: parkbot's login).
+
+    Run with anyone else's credentials (an owner's token on a workstation), an owner's act cannot be
+    recorded as parkbot's own: it is left as that owner's comment command on the decision, which
+    parkbot records under its own identity when the comment's event reaches it.
+    """
+
+    def writes_as_itself(self) -> bool:
+        """Whether this run's credentials are the backend's own identity."""
+        ...
+
+    def post_command(self, decision: Decision, text: str) -> str:
+        """Post ``text`` (a comment command) on the decision as the credentials' owner; its URL."""
+        ...

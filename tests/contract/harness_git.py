@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import git
 
@@ -36,6 +37,13 @@ class GitHarness:
     #: git has no repository roles, and a branch's commits name whoever their author claims to be.
     knows_roles = False
     knows_dependent_authors = False
+
+    def owner_backlog(self, backlog: Any, login: str) -> Any:
+        """Acting as an owner needs no other credentials here: the backlog itself."""
+        return backlog
+
+    def deliver(self, config: Any = None) -> None:
+        """Nothing waits for a workflow here: acts are recorded at once."""
 
     def close(self) -> None:
         self.repo.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from bot.core.config import Config, Owners
 from tests.memory_tracker import MemoryTracker
@@ -30,6 +31,13 @@ class MemoryHarness:
         target = self.make_dependent(name)
         self.tracker.authors[target] = author
         return target
+
+    def owner_backlog(self, backlog: Any, login: str) -> Any:
+        """Acting as an owner needs no other credentials here: the backlog itself."""
+        return backlog
+
+    def deliver(self, config: Any = None) -> None:
+        """Nothing waits for a workflow here: acts are recorded at once."""
 
     def close(self) -> None:
         pass

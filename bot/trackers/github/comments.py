@@ -79,6 +79,16 @@ class CommentsMixin(TrackerBase):
 
         return self._unit(f"write the {kind} comment on #{number}", unit)
 
+    def writes_as_itself(self) -> bool:
+        """Whether this run's token is parkbot's own identity (its records then count as parkbot's)."""
+        return self.token_login().casefold() == self.own_login.casefold()
+
+    def post_command(self, decision: Decision, text: str) -> str:
+        """Post a comment command on the decision issue as the token's owner (1 request); its URL."""
+        found = self._found(decision)
+        raw = self._post_comment(found.number, text)
+        return str(raw.get("html_url") or self.comment_url(found.number, raw["id"]))
+
     def reply(self, issue_number: int, key: str, text: str) -> dict[str, Any]:
         """Reply to a command comment (``key`` = its id): one reply per command, edited on re-runs."""
         return self._upsert_comment(issue_number, "reply", key, render_reply(key, text))
