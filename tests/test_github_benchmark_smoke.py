@@ -24,9 +24,9 @@ USER_PAYS = {
     "gate, k=5": 5,
     "gate, k=1, on a new commit": 5,
     # the config, who the token belongs to, one GraphQL read (issue, comments, authorship), record, clear, close
-    "resolve, k=0": 6,
-    "resolve, k=1": 8,  # a person's token writes no check run: the dependent's next gate does
-    "resolve, k=3": 12,  # + 2 per dependent (its pull request, the pointer comment: a new answer has none yet)
+    "resolve, k=0": 4,  # the config, who the token is, the decision, the owner's /decide comment
+    "resolve, k=1": 5,  # + each dependent's pull request (its author never answers); the workflow records it
+    "resolve, k=3": 7,
     "resolve from a `/decide` comment, k=0": 9,  # + the commented issue (GraphQL, with the dashboard), 👀 and 👍
     "resolve from a `/decide` comment, k=1": 12,
     "resolve from a `/decide` comment, k=3": 18,

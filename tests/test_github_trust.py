@@ -545,10 +545,18 @@ def test_the_actor_of_a_command_is_the_tokens_login(fake: FakeGitHub, tmp_path: 
     monkeypatch.setenv("PARKBOT_BOT_LOGIN", fake.login)  # parkbot's records are its App's, not alice's
     outcome = cli(fake, tmp_path, monkeypatch, "ghp_alice", "resolve", DID, "--answer", "full_original")
     assert outcome.exit_code == 0, outcome.output
-    assert json.loads(outcome.stdout)["answer"]["by"] == "alice"
+    requested = json.loads(outcome.stdout)
+    assert (requested["action"], requested["by"], requested["command"]) == (
+        "requested",
+        "alice",
+        "/decide full_original",
+    )
     assert fake.count(operation="graphql/ParkbotViewer") == 1  # who the token belongs to: one request
     assert replies(fake, number, "notice") == []  # parkbot's App's records read as parkbot's own
-    waiting = gate_of(fake, pr.pull.head_sha)  # a person's token writes no check run: the next gate will
+    (posted,) = [c for c in fake.comments.values() if c.issue_number == number and c.user == "alice"]
+    assert posted.body == "/decide full_original"  # the owner's own act, for parkbot to record
+    assert fake.issues[number].state == "open"  # nothing recorded under alice's login
+    waiting = gate_of(fake, pr.pull.head_sha)  # parkbot's workflow records it and turns the gate
     assert waiting is not None
     assert waiting.state == "pending"
 
