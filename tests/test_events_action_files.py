@@ -163,7 +163,7 @@ def test_the_fork_gate_never_checks_out_or_runs_the_forks_code() -> None:
     assert "actions/checkout" not in code
     assert "head_sha" not in code
     assert "pull_request_target" not in code
-    assert set(job["permissions"]) == {"contents", "issues", "pull-requests", "statuses"}
+    assert set(job["permissions"]) == {"contents", "issues", "pull-requests", "checks"}
     assert job["permissions"]["contents"] == "read"
 
 
