@@ -233,3 +233,18 @@ def test_the_cross_field_rules_the_schema_cannot_state_are_listed_in_it() -> Non
     description = result_json_schema()["description"]
     for rule in RULES_BEYOND_THE_SCHEMA:
         assert rule in description
+
+
+def test_a_work_so_far_nested_past_the_limit_is_refused_naming_the_field_not_a_crash() -> None:
+    from bot.core.models import MAX_WORK_DEPTH
+
+    deep: object = "x"
+    for _ in range(900):
+        deep = [deep]
+    with pytest.raises(InvalidInput, match=rf"work_so_far: is nested more than {MAX_WORK_DEPTH} levels deep"):
+        parse_result({"status": "needs_input", "origin": "a", "key": "b", "question": "q?", "work_so_far": deep})
+    fits: object = "x"
+    for _ in range(MAX_WORK_DEPTH - 1):
+        fits = {"k": fits}
+    parsed = parse_result({"status": "needs_input", "origin": "a", "key": "b", "question": "q?", "work_so_far": [fits]})
+    assert parsed.work_so_far == [fits]

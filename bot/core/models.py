@@ -39,6 +39,8 @@ MAX_TITLE = 200
 MAX_LABEL = 500
 MAX_OPTIONS = 20
 MAX_WORK_SO_FAR_BYTES = 256 * 1024
+#: How deeply ``work_so_far`` may nest: generous for real work, far below what would exhaust a reader's stack.
+MAX_WORK_DEPTH = 64
 MAX_DEPENDENTS = 50
 MAX_ASSUMPTIONS = 50
 MAX_INVENTORY = 200
@@ -55,7 +57,7 @@ SCHEMA_FILE = "schema/agent-result.schema.json"
 RULES_BEYOND_THE_SCHEMA = (
     "option ids are unique within a question (compared after upper case is folded to lower case)",
     "guess, when options are given, is one of their ids",
-    "work_so_far is at most 262144 bytes as UTF-8 JSON",
+    f"work_so_far is at most {MAX_WORK_SO_FAR_BYTES} bytes as UTF-8 JSON, nested at most {MAX_WORK_DEPTH} levels deep",
     "no object in the document gives the same key twice",
 )
 
@@ -253,7 +255,24 @@ Dependent = Annotated[
 ]
 
 
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests (an array or object is one level), counted without recursion."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if isinstance(node, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_WORK_DEPTH:
+                return deepest
+            pending.extend((child, depth) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
 def _work_so_far(value: Any) -> Any:
+    if _depth(value) > MAX_WORK_DEPTH:
+        raise ValueError(f"is nested more than {MAX_WORK_DEPTH} levels deep; flatten it (it is returned verbatim)")
     try:
         size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
     except (TypeError, ValueError):
