@@ -33,14 +33,16 @@ Rules:
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
     from markdown_it.token import Token
 
 CommandName = Literal["decide", "answer", "default", "escalate", "return", "accept", "override", "help", "unknown"]
@@ -94,11 +96,35 @@ class Command:
         return " ".join(parts)
 
 
+_BREAKS = ("softbreak", "hardbreak")
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import escape, newline
 
-    return MarkdownIt("commonmark").enable("table")
+    parser = MarkdownIt("commonmark").enable("table")
+    # Line breaks are the only inline tokens that say where a line starts; markdown-it keeps no
+    # source positions, so the two rules that make them note the offset of their newline.
+    parser.inline.ruler.at("newline", _noting_newlines(newline))
+    parser.inline.ruler.at("escape", _noting_newlines(escape))
+    return parser
+
+
+def _noting_newlines(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+    """``rule``, also writing on each line break it makes the offset of its newline (``meta["newline"]``)."""
+
+    def noting(state: StateInline, silent: bool) -> bool:
+        start, pushed = state.pos, len(state.tokens)
+        if not rule(state, silent):
+            return False
+        for token in state.tokens[pushed:]:
+            if token.type in _BREAKS:
+                token.meta["newline"] = state.src.index("\n", start)
+        return True
+
+    return noting
 
 
 @dataclass(frozen=True)
@@ -111,35 +137,34 @@ class _Line:
 def _paragraph_lines(body: str) -> Iterator[list[_Line]]:
     """The lines of each top-level paragraph, in order (nothing nested in a list, quote or table)."""
     tokens = _parser().parse(body)
-    for index, token in enumerate(tokens):
-        opener = tokens[index - 1] if index else None
-        if token.type != "inline" or opener is None or opener.type != "paragraph_open" or opener.level != 0:
-            continue
+    for opener, token in itertools.pairwise(tokens):
+        if opener.type != "paragraph_open" or opener.level != 0:
+            continue  # (markdown-it puts a paragraph's inline token right after its paragraph_open)
         start = token.map[0] if token.map else 0
-        starts = _line_starts(token.children or [])
-        lines = token.content.split("\n")
-        yield [
-            _Line(start + n + 1, text.strip(), starts[n] if n < len(starts) else False) for n, text in enumerate(lines)
-        ]
+        starts = _line_starts(token.content, token.children or [])
+        yield [_Line(start + n + 1, text.strip(), starts[n]) for n, text in enumerate(token.content.split("\n"))]
 
 
-def _line_starts(children: list[Token]) -> list[bool]:
-    """For each line of an inline token, whether it begins with plain text."""
-    starts: list[bool] = []
-    at_line_start = True
-    for child in children:
-        if child.type in ("softbreak", "hardbreak"):
-            at_line_start = True
-            continue
-        if at_line_start:
-            starts.append(child.type == "text")
-            at_line_start = False
-        for _ in range(child.content.count("\n") if child.type == "html_inline" else 0):
-            starts.append(False)  # inside a multi-line HTML comment or tag: hidden, never a command
+def _line_starts(content: str, children: list[Token]) -> list[bool]:
+    """For each line of an inline token, whether it begins with plain text outside emphasis and links.
+
+    A line starts visibly only after a line break outside any emphasis or link; a line that continues
+    a code span, an image, an HTML tag or a link's title has no break before it and is never one.
+    """
+    line_after = {newline.start(): n for n, newline in enumerate(re.finditer("\n", content), start=1)}
+    starts = [False] * (len(line_after) + 1)
+    if children:
+        starts[0] = children[0].type == "text"
+    depth = 0
+    for child, following in itertools.pairwise(children):
+        depth += child.nesting
+        if child.type in _BREAKS and depth == 0:
+            starts[line_after[child.meta["newline"]]] = following.type == "text"
     return starts
 
 
 def _build(name: CommandName, rest: str, line: int, continuation: list[str]) -> Command:
+    """The command from its line; ``continuation`` (the paragraph's next lines) counts for /answer and /override."""
     args = rest.strip()
     if name in ("decide", "default"):
         token = args.split()[0] if args else ""
@@ -179,7 +204,7 @@ def _command_start(line: _Line) -> re.Match[str] | None:
 
 def _scan(body: str) -> Iterator[tuple[_Line, str, str, list[str]]]:
     """Every command-shaped line: (line, name as typed, rest of the line, continuation lines)."""
-    for lines in _paragraph_lines(body.replace("\r\n", "\n").replace("\r", "\n")):
+    for lines in _paragraph_lines(body):  # markdown-it reads \r\n and a lone \r as line ends
         index = 0
         while index < len(lines):
             line = lines[index]
@@ -201,8 +226,7 @@ def parse_all(body: str) -> list[Command]:
         name = typed.lower()
         if name not in _NAMES:
             continue
-        takes_more = name in ("answer", "override")
-        commands.append(_build(_NAMES[name], rest, line.number, continuation if takes_more else []))
+        commands.append(_build(_NAMES[name], rest, line.number, continuation))
     return commands
 
 
@@ -212,11 +236,9 @@ def closest_command(word: str) -> str | None:
     return found[0] if found else None
 
 
-def near_miss(body: str) -> Command | None:
-    """The first ``/word`` that is not a command but looks like a misspelt one, as an error command."""
+def _near_miss(body: str) -> Command | None:
+    """The first ``/word`` that looks like a misspelt command, as an error command (for a body with no command)."""
     for line, typed, _, _ in _scan(body or ""):
-        if typed.lower() in COMMAND_NAMES:
-            continue
         meant = closest_command(typed)
         if meant is not None:
             listed = ", ".join(f"/{name}" for name in COMMAND_NAMES)
@@ -228,4 +250,4 @@ def near_miss(body: str) -> Command | None:
 def parse(body: str) -> Command | None:
     """The comment's command: the first one; else a near miss of one (with ``error``); else None."""
     found = parse_all(body)
-    return found[0] if found else near_miss(body)
+    return found[0] if found else _near_miss(body)

@@ -256,17 +256,17 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=True)
         line = key_node.start_mark.line + 1
-        if isinstance(key, str | int | float | bool) and key in seen:
-            raise _Refused(
-                None,
-                None,
-                f"the key {key!r} is given twice (lines {seen[key]} and {line}); keep one",
-                key_node.start_mark,
-            )
-        if isinstance(key, str | int | float | bool):
+        if isinstance(key, str | int | float | bool):  # any other key is refused by construct_mapping below
+            if key in seen:
+                raise _Refused(
+                    None,
+                    None,
+                    f"the key {key!r} is given twice (lines {seen[key]} and {line}); keep one",
+                    key_node.start_mark,
+                )
             seen[key] = line
     mapping = loader.construct_mapping(node, deep=True)
-    mapping["__lines__"] = {key_node.value: key_node.start_mark.line + 1 for key_node, _ in node.value}
+    mapping["__lines__"] = seen
     return mapping
 
 
@@ -315,9 +315,17 @@ def _strip_lines(data: Any) -> tuple[Any, dict[tuple[Any, ...], int]]:
 def _load_yaml(text: str, source: str) -> tuple[Any, list[ConfigWarning]]:
     if len(text) > MAX_CONFIG_BYTES:
         raise InvalidInput(f"{source}: the configuration is larger than {MAX_CONFIG_BYTES} bytes")
-    loader = _StrictLoader(text)
     try:
-        raw = loader.get_single_data()
+        loader = _StrictLoader(text)  # the reader checks every character first
+        try:
+            raw = loader.get_single_data()
+        finally:
+            loader.dispose()
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise InvalidInput(
+            f"{source}:{line}: not valid YAML: the character U+{exc.character:04X} cannot appear in YAML; remove it"
+        ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{source}:{mark.line + 1}" if mark is not None else source
@@ -330,12 +338,6 @@ def _load_yaml(text: str, source: str) -> tuple[Any, list[ConfigWarning]]:
         ):
             problem = f"not valid YAML: {problem}"
         raise InvalidInput(f"{where}: {problem}") from None
-    except yaml.YAMLError as exc:
-        raise InvalidInput(f"{source}: not valid YAML: {exc}") from None
-    except RecursionError:
-        raise InvalidInput(f"{source}: the configuration is nested too deeply") from None
-    finally:
-        loader.dispose()
     return raw, loader.warnings
 
 

@@ -1,0 +1,151 @@
+"""Rules of comment commands, one test each: the command, argument, line and error text an owner gets back."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.commands import Command, parse, parse_all
+
+COMMAND_LIST = "/decide, /answer, /default, /escalate, /return, /accept, /override, /help"
+AFTER_A_GREETING = "Thanks for asking.\n\n"  # puts the command on line 3
+
+
+# --- what a malformed command says, and where it is -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("/decide", Command("decide", line=3, error="/decide needs an option id, e.g. `/decide <option-id>`")),
+        ("/default", Command("default", line=3, error="/default needs an option id, e.g. `/default <option-id>`")),
+        (
+            "/decide a b",
+            Command("decide", arg="a", line=3, error="/decide takes exactly one option id, got 'a b'"),
+        ),
+        (
+            "/default a  b",
+            Command("default", arg="a", line=3, error="/default takes exactly one option id, got 'a  b'"),
+        ),
+        (
+            "/answer",
+            Command("answer", line=3, error="/answer needs the answer text, e.g. `/answer ship it on Monday`"),
+        ),
+        (
+            "/escalate to the boss",
+            Command("escalate", line=3, error="/escalate takes at most one name: `/escalate` or `/escalate <to>`"),
+        ),
+        ("/return now", Command("return", arg="now", line=3, error="/return takes no argument")),
+        ("/accept all of them", Command("accept", arg="all of them", line=3, error="/accept takes no argument")),
+        ("/help me", Command("help", arg="me", line=3, error="/help takes no argument")),
+        (
+            "/override two use USD",
+            Command("override", line=3, error="/override needs an assumption number and text: `/override <n> <text>`"),
+        ),
+        ("/override 2", Command("override", number=2, line=3, error="/override needs the replacement text")),
+    ],
+)
+def test_a_malformed_command_is_returned_with_its_name_line_what_was_typed_and_the_exact_error(
+    typed: str, expected: Command
+) -> None:
+    assert parse(AFTER_A_GREETING + typed) == expected
+    assert parse_all(AFTER_A_GREETING + typed) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("/decide a", Command("decide", arg="a", line=3)),
+        ("/default a", Command("default", arg="a", line=3)),
+        ("/answer ship it", Command("answer", arg="ship it", line=3)),
+        ("/escalate", Command("escalate", line=3)),
+        ("/escalate carol", Command("escalate", arg="carol", line=3)),
+        ("/return", Command("return", line=3)),
+        ("/accept", Command("accept", line=3)),
+        ("/help", Command("help", line=3)),
+        ("/override 2 use USD", Command("override", number=2, arg="use USD", line=3)),
+    ],
+)
+def test_a_command_after_other_text_reports_the_line_it_is_on(typed: str, expected: Command) -> None:
+    assert parse(AFTER_A_GREETING + typed) == expected
+
+
+# --- which following lines belong to a command -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("/decide a\nbecause it is cheaper", Command("decide", arg="a")),
+        ("/default a\nas agreed", Command("default", arg="a")),
+        ("/escalate carol\nshe owns billing", Command("escalate", arg="carol")),
+        ("/return\nnot mine", Command("return")),
+        ("/accept\nall good", Command("accept")),
+    ],
+)
+def test_only_answer_and_override_take_the_lines_after_them(body: str, expected: Command) -> None:
+    assert parse(body) == expected
+
+
+def test_an_override_takes_the_lines_of_its_paragraph_up_to_the_next_command() -> None:
+    assert parse_all("/override 1 EUR,\nnet of tax\n/accept") == [
+        Command("override", number=1, arg="EUR,\nnet of tax"),
+        Command("accept", line=3),
+    ]
+
+
+# --- a line starts a command only where the rendered line starts with it --------------------------
+
+
+def test_a_command_after_a_hard_line_break_counts() -> None:
+    assert parse("Thanks  \n/decide a") == Command("decide", arg="a", line=2)
+    assert parse("Thanks\\\n/decide a") == Command("decide", arg="a", line=2)
+
+
+def test_a_command_after_a_line_that_ends_in_code_counts() -> None:
+    assert parse("see `x`\n/decide a") == Command("decide", arg="a", line=2)
+
+
+def test_a_command_after_a_multi_line_html_comment_in_a_paragraph_counts() -> None:
+    assert parse("text <!-- a\nb -->\n/decide x") == Command("decide", arg="x", line=3)
+    assert parse("<span\nclass=x>\n/decide a") == Command("decide", arg="a", line=3)
+
+
+def test_a_command_after_a_multi_line_code_span_counts_and_one_inside_it_does_not() -> None:
+    assert parse("`a\n/decide b`") is None
+    assert parse("`a\nb`\n/decide x") == Command("decide", arg="x", line=3)
+
+
+def test_a_command_after_a_multi_line_image_or_link_title_counts() -> None:
+    assert parse("![a\nb](x.png)\n/decide y") == Command("decide", arg="y", line=3)
+    assert parse('[a](/u "t\nu")\n/decide z') == Command("decide", arg="z", line=3)
+
+
+def test_a_line_that_continues_emphasis_or_a_link_is_not_a_command() -> None:
+    assert parse("*a\n/decide b*") is None
+    assert parse("**a\n/decide b**") is None
+    assert parse("[a\n/decide b](https://example.com)") is None
+    assert parse("*a*\n/decide q") == Command("decide", arg="q", line=2)
+
+
+def test_a_line_inside_emphasis_continues_an_answer_rather_than_ending_it() -> None:
+    assert parse_all("/answer *yes\n/decide b*") == [Command("answer", arg="*yes\n/decide b*")]
+
+
+# --- near misses ------------------------------------------------------------------------------------
+
+
+def test_a_near_miss_reports_the_line_it_is_on() -> None:
+    assert parse(AFTER_A_GREETING + "/decid a") == Command(
+        "unknown",
+        arg="/decid",
+        line=3,
+        error=f"/decid is not a parkbot command; did you mean /decide? The commands are {COMMAND_LIST}.",
+    )
+
+
+def test_a_word_as_alike_as_the_near_miss_threshold_is_a_near_miss_and_a_less_alike_one_is_text() -> None:
+    found = parse("/hxlp")  # difflib's ratio to "help" is exactly 0.75
+    assert found is not None
+    assert found.error == f"/hxlp is not a parkbot command; did you mean /help? The commands are {COMMAND_LIST}."
+    assert parse("/dec x") is None  # 0.67 to "decide"
+    assert parse("/hx") is None  # 0.67 to "help"
