@@ -76,7 +76,7 @@ def test_the_branch_index_is_one_request_however_many_decisions(fake: FakeGitHub
             decision = decision.model_copy(update={"state": "resolved", "answer": answer})
         rendered = render_decision(decision)
         state = "closed" if decision.state == "resolved" else "open"
-        labels = tracker._labels_for(decision)
+        labels = tracker.issues.labels_for(decision)
         fake.add_issue(rendered.title, rendered.body, labels=labels, author=fake.login, state=state)
     pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
     fake.reset_log()
@@ -96,9 +96,9 @@ def test_a_branch_of_a_fork_is_not_this_repository_s_branch(fake: FakeGitHub, tr
     park(tracker, dependents=[f"branch:{BRANCH}"])
     fake.reset_log()
     fork = {"number": 9, "head": {"ref": BRANCH, "repo": {"full_name": "mallory/widgets"}}}
-    assert tracker._branch_dependents_of(fork) == []
+    assert tracker.dependents.branch_dependents_of(fork) == []
     gone = {"number": 9, "head": {"ref": BRANCH, "repo": None}}  # a deleted fork
-    assert tracker._branch_dependents_of(gone) == []
+    assert tracker.dependents.branch_dependents_of(gone) == []
     assert fake.request_count == 0
 
 
@@ -252,6 +252,6 @@ def test_a_reopened_pull_request_reads_the_index_again(fake: FakeGitHub) -> None
 
 
 def test_a_pull_request_from_a_fork_has_no_branch_here(tracker: GitHubTracker) -> None:
-    assert tracker._head_branch({"head": {"ref": BRANCH, "repo": {"full_name": "acme/widgets"}}}) == BRANCH
-    assert tracker._head_branch({"head": {"ref": BRANCH, "repo": {"full_name": "mallory/widgets"}}}) is None
-    assert tracker._head_branch({"head": {"ref": BRANCH, "repo": None}}) is None
+    assert tracker.dependents.head_branch({"head": {"ref": BRANCH, "repo": {"full_name": "acme/widgets"}}}) == BRANCH
+    assert tracker.dependents.head_branch({"head": {"ref": BRANCH, "repo": {"full_name": "mallory/widgets"}}}) is None
+    assert tracker.dependents.head_branch({"head": {"ref": BRANCH, "repo": None}}) is None

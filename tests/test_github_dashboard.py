@@ -204,7 +204,7 @@ def test_github_enterprise_server_pins_through_its_own_graphql_url() -> None:
     fake = fake_github(base_url="https://ghe.example.com/api/v3")
     with fake.activate():
         tracker = make_tracker(fake)
-        assert tracker._requester.graphql_url == "https://ghe.example.com/api/graphql"
+        assert tracker.store.requester.graphql_url == "https://ghe.example.com/api/graphql"
         park(tracker)
         outcome = recount_dashboard(make_tracker(fake), now=NOW)
         assert outcome.action == "created"
@@ -215,7 +215,7 @@ def test_github_enterprise_server_pins_through_its_own_graphql_url() -> None:
 
 
 def test_github_com_graphql_url(fake: FakeGitHub, tracker: GitHubTracker) -> None:
-    assert tracker._requester.graphql_url == "https://api.github.com/graphql"
+    assert tracker.store.requester.graphql_url == "https://api.github.com/graphql"
     park(tracker)
     recount_dashboard(make_tracker(fake), now=NOW)
     assert fake.count("POST", "/graphql", operation="graphql/pinIssue") == 1

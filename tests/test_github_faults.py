@@ -179,7 +179,7 @@ def test_total_time_is_bounded(fake: FakeGitHub) -> None:
 def test_client_errors_are_not_retried(fake: FakeGitHub) -> None:
     tracker = make_tracker(fake)
     with pytest.raises(BackendFailure, match=r"404 Not Found.*safe to re-run"):
-        tracker._unit("edit issue #999", lambda _: tracker._edit(999, {"title": "x"}))
+        tracker.store.unit("edit issue #999", lambda _: tracker.store.edit(999, {"title": "x"}))
     assert fake.request_count == 1
 
 

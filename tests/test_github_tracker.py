@@ -210,7 +210,7 @@ def test_the_issue_of_a_concurrent_filer_is_found_not_duplicated(fake: FakeGitHu
     fake.add_label(decision_label(DID))  # the other filer won the label ...
 
     def other_files_now(_: float) -> None:  # ... and files its issue while we wait
-        other._claimed.add(DID)
+        other.store.note_claim(DID, True)
         other.create(*_new(result()))
 
     tracker = make_tracker(fake, race_wait=0.5, sleep=other_files_now)
@@ -224,17 +224,17 @@ def test_the_issue_of_a_concurrent_filer_is_found_not_duplicated(fake: FakeGitHu
 def test_a_duplicate_from_a_lost_race_is_closed(fake: FakeGitHub) -> None:
     fake.add_label(decision_label(DID))
     first = make_tracker(fake)
-    first._claimed.add(DID)
+    first.store.note_claim(DID, True)
     first.create(*_new(result()))
     late = make_tracker(fake)  # its wait ran out before the first issue showed up
-    real_pick = late._pick
+    real_pick = late.issues.pick
     calls: list[str] = []
 
     def blind_once(did: str, items: Any) -> Any:
         calls.append(did)
         return None if len(calls) == 1 else real_pick(did, items)
 
-    late._pick = blind_once  # type: ignore[method-assign]
+    late.issues.pick = blind_once  # type: ignore[method-assign]
     with pytest.raises(ConcurrentChange, match="filed twice"):
         late.create(*_new(result()))
     assert len([i for i in fake.issues.values() if i.state == "open"]) == 1
@@ -588,5 +588,5 @@ def test_replies_are_edited_in_place(fake: FakeGitHub, tracker: GitHubTracker) -
     bodies = [c.body for c in fake.comments.values() if c.issue_number == number]
     assert len(bodies) == 1
     assert bodies[0].endswith("second\n")
-    assert make_tracker(fake).reply(number, "77", "third")["body"].endswith("third\n")
+    assert make_tracker(fake).comments.reply(number, "77", "third")["body"].endswith("third\n")
     assert len([c for c in fake.comments.values() if c.issue_number == number]) == 1

@@ -633,6 +633,6 @@ def test_a_native_dependency_gone_since_its_listing_does_not_lose_the_others(
     tracker = make_tracker(fake)
     issue_id = fake.issues[number].id
     listed = [{"number": number, "id": issue_id, "node_id": "I_gone"}, {"number": number, "id": 1, "node_id": "I_too"}]
-    monkeypatch.setattr(tracker, "_native_blockers", lambda _number: (listed, True))
+    monkeypatch.setattr(tracker.dependents, "_native_blockers", lambda _number: (listed, True))
     result = lifecycle.gate(tracker, CONFIG, f"#{pr.number}")
     assert [d.id for d in result.blocking] == [DID]

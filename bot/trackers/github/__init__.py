@@ -6,27 +6,33 @@ and reports facts: who wrote and last edited each record (:mod:`~bot.trackers.gi
 
 Where things are
 ----------------
-:class:`GitHubTracker` (:mod:`bot.trackers.github.tracker`) is composed from one part per job, all
-sharing the state and the plumbing of :mod:`~bot.trackers.github.base`:
+:class:`GitHubTracker` (:mod:`bot.trackers.github.tracker`) is a thin facade: it implements the
+``Tracker`` protocol and each capability it claims by handing the call to one part. The parts are
+classes of their own, each built with what it needs and nothing more:
 
-* :mod:`~bot.trackers.github.labels`: the label names, and the index labels that budgets, precedents and
-  branches are looked up by.
+* :mod:`~bot.trackers.github.store`: :class:`~bot.trackers.github.store.IssueStore`, the one place
+  requests go through (each a retried unit, REST or GraphQL) and what this run has read or written is
+  remembered (issues, comments, pull requests, claims, memberships), and parkbot's own login.
 * :mod:`~bot.trackers.github.issues`: a decision is a labeled issue holding a hidden block; claiming,
   finding, polling, filing, updating and closing it; reading it only as parkbot's own login wrote it.
-* :mod:`~bot.trackers.github.comments`: bot comments with hidden markers (answers, pointers, replies,
-  notices, the overflow of a long ``work_so_far``), and who wrote a command comment.
+* :mod:`~bot.trackers.github.comments`: bot comments with hidden markers (answer records, pointers,
+  replies, notices, the overflow of a long ``work_so_far``), and whose words a comment carries.
+* :mod:`~bot.trackers.github.answers`: resolution steps (a) and (b), the answer record and the
+  pointers to it on the dependents.
 * :mod:`~bot.trackers.github.dependents`: which pull requests depend on which decisions (the edges, the
   branch index).
 * :mod:`~bot.trackers.github.gate`: the check run (or commit status) on dependents (blocking, clearing,
   publishing).
-* :mod:`~bot.trackers.github.question_log`: the question log, the budgets' open decisions, precedents.
+* :mod:`~bot.trackers.github.question_log`: the ``parkbot:log`` issue, the question log, the budgets'
+  open decisions, precedents.
 * :mod:`~bot.trackers.github.dashboard_issue`: the decision dashboard issue with its hidden index, and
   pinning it.
-* :mod:`~bot.trackers.github.reactions`: 👀 / 👍 / 😕 on command comments (a collaborator the tracker
-  delegates to).
-* :mod:`~bot.trackers.github.pacing`: content creation paced to GitHub's limits, and the waits shown.
 * :mod:`~bot.trackers.github.access`: who may answer (team membership, repository roles), who acts from
   the command line (the token's login), who is assigned.
+* :mod:`~bot.trackers.github.reactions`: 👀 / 👍 / 😕 on command comments.
+* :mod:`~bot.trackers.github.labels`: the label names, and the index labels that budgets, precedents and
+  branches are looked up by.
+* :mod:`~bot.trackers.github.pacing`: content creation paced to GitHub's limits, and the waits shown.
 * :mod:`~bot.trackers.github.queries` and :mod:`~bot.trackers.github.trust`: the GraphQL documents that
   read decisions with their authorship, and the pure rules for whose words a text carries.
 
@@ -49,7 +55,7 @@ decision, 1 request per 100, plus the log issue's comments). docs/github.md has 
 command, config read and all.
 
 Resolution (a)-(d) is idempotent: every bot comment carries a hidden marker and is edited, never
-posted twice; close is a single PATCH that is skipped when already done. :meth:`clear_blocking`
+posted twice; close is a single PATCH that is skipped when already done. :meth:`GitHubTracker.clear_blocking`
 re-evaluates each dependent from the PR's recorded edges (labels and body; one ``GET pull`` each)
 instead of re-reading its commits and native dependencies: the gate records those as labels when it
 first sees them, which keeps resolution within 4 requests per dependent.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from github import GithubException
 
@@ -11,7 +11,11 @@ from bot.core.authority import ROLE_RANK, Actor
 from bot.core.errors import Refused
 from bot.core.models import Decision
 from bot.core.tracker import Role
-from bot.trackers.github.base import TrackerBase, _login, _raw
+from bot.trackers.github.store import login_of, raw_json
+
+if TYPE_CHECKING:
+    from bot.trackers.github.dependents import Dependents
+    from bot.trackers.github.store import IssueStore
 
 
 def _is_team(principal: str) -> bool:
@@ -31,8 +35,12 @@ def assignable_login(owner: str) -> str | None:
     return login if re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\[bot\])?", login) else None
 
 
-class AccessMixin(TrackerBase):
+class Access:
     """Principals and roles (see the module docstring)."""
+
+    def __init__(self, store: IssueStore, dependents: Dependents) -> None:
+        self._store = store
+        self._dependents = dependents
 
     # -- who may answer -----------------------------------------------------------------------
 
@@ -40,21 +48,19 @@ class AccessMixin(TrackerBase):
         if not _is_team(principal):
             return login.casefold() == principal.lstrip("@").casefold()
         org, _, slug = principal[1:].partition("/")
-        key = (login.casefold(), principal.casefold())
-        if key not in self._members:
+        store = self._store
 
-            def check(_: int) -> bool:
-                team = self._gh.get_organization(org).get_team_by_slug(slug)  # lazy: no request
-                try:
-                    membership = team.get_team_membership(login)
-                except GithubException as exc:
-                    if exc.status == 404:  # not a member (or a team we cannot see)
-                        return False
-                    raise
-                return _raw(membership).get("state") == "active"
+        def check(_: int) -> bool:
+            team = store.github.get_organization(org).get_team_by_slug(slug)  # lazy: no request
+            try:
+                membership = team.get_team_membership(login)
+            except GithubException as exc:
+                if exc.status == 404:  # not a member (or a team we cannot see)
+                    return False
+                raise
+            return raw_json(membership).get("state") == "active"
 
-            self._members[key] = self._unit(f"check {login} in {principal}", check)
-        return self._members[key]
+        return store.membership(login, principal, lambda: store.unit(f"check {login} in {principal}", check))
 
     def actor(self, claimed: str | None) -> Actor:
         """The actor of a command run with this token: the login GitHub says the token belongs to.
@@ -64,7 +70,7 @@ class AccessMixin(TrackerBase):
         belongs to a bot (``github-actions[bot]``), which never answers: owners answer with a comment
         command, or from the command line with a token of their own.
         """
-        login = self.token_login()
+        login = self._store.token_login()
         if claimed and claimed.strip().lstrip("@").casefold() != login.casefold():
             raise Refused(
                 f"--by {claimed}: this GitHub token belongs to {login}, so parkbot acts as {login} and as nobody "
@@ -83,9 +89,9 @@ class AccessMixin(TrackerBase):
     def dependent_authors(self, decision: Decision) -> frozenset[str]:
         """The authors of the decision's dependent pull requests, as GitHub reports them."""
         authors = set()
-        for number in self._pr_numbers(decision):
-            pull = self._get_pull(number, fresh=True)
-            author = _login(pull.get("user")) if pull else None
+        for number in self._dependents.pr_numbers(decision):
+            pull = self._store.pull(number, fresh=True)
+            author = login_of(pull.get("user")) if pull else None
             if author:
                 authors.add(author.casefold())
         return frozenset(authors)
@@ -98,8 +104,8 @@ class AccessMixin(TrackerBase):
         def get(_: int) -> dict[str, Any] | None:
             data: dict[str, Any] | None
             try:
-                _, data = self._requester.requestJsonAndCheck(
-                    "GET", f"{self._repo_url}/collaborators/{login}/permission"
+                _, data = self._store.requester.requestJsonAndCheck(
+                    "GET", f"{self._store.repo_url}/collaborators/{login}/permission"
                 )
             except GithubException as exc:
                 if exc.status == 404:
@@ -107,7 +113,7 @@ class AccessMixin(TrackerBase):
                 raise
             return data
 
-        data = self._unit(f"read the permission of {login}", get)
+        data = self._store.unit(f"read the permission of {login}", get)
         if not data:
             return None
         if (data.get("user") or {}).get("type") == "Bot":

@@ -11,25 +11,27 @@ every decision. The index is display data, not a record anyone's authority rests
 shows until the next recount overwrites it.
 
 It is created and pinned once (pinning is GraphQL-only and best effort), edited only when its body
-changed, duplicates closed. :meth:`last_seen` gives the decisions this run already read or wrote.
+changed, duplicates closed.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from github import GithubException
 
 from bot.core.dashboard_index import DashboardIndex, shrink
 from bot.core.errors import BackendFailure
-from bot.core.models import Decision
 from bot.report.dashboard_body import MAX_BODY, is_dashboard
-from bot.trackers.github.base import TrackerBase, _Found, _raw, log
 from bot.trackers.github.labels import DASHBOARD_LABEL
-from bot.trackers.github.render import ParseError
+from bot.trackers.github.store import FoundIssue, log, raw_json
 from bot.trackers.github.text import SAFE_BODY_LIMIT, pack, unpack
+
+if TYPE_CHECKING:
+    from bot.trackers.github.issues import DecisionIssues
+    from bot.trackers.github.store import IssueStore
 
 #: The title of the dashboard issue when the caller names none (``bot.dashboard_refresh`` does).
 DASHBOARD_TITLE = "parkbot: open decisions"
@@ -67,41 +69,24 @@ def fit(index: DashboardIndex) -> tuple[DashboardIndex, str]:
     return index, block
 
 
-class DashboardMixin(TrackerBase):
+class Dashboard:
     """The dashboard issue (see the module docstring)."""
 
-    #: The dashboard issues :meth:`read_dashboard` listed, for the write that follows it in this run.
-    _dashboard_listing: list[dict[str, Any]] | None = None
+    def __init__(self, store: IssueStore, issues: DecisionIssues) -> None:
+        self._store = store
+        self._issues = issues
+        #: Why the last pin attempt failed (pinning is best effort), None after a success.
+        self.pin_notice: str | None = None
 
     def issue_url(self, number: int) -> str:
         """The web address of issue ``number`` of this repository."""
-        return self._html(f"issues/{number}")
-
-    # -- the decisions this run has seen ---------------------------------------------------------
-
-    def last_seen(self, decision_id: str) -> Decision | None:
-        """The decision as this run last read or wrote its issue (no request), or None if it has not."""
-        found = self._issues.get(decision_id)
-        if found is None:
-            return None
-        try:
-            return self._decision_from(found)  # read as parkbot wrote it (verified when it was read)
-        except ParseError:
-            return None
-
-    def _decision_from(self, found: _Found) -> Decision:
-        raise NotImplementedError  # the issues part provides it
-
-    def _close_duplicate(self, number: int, winner: _Found) -> None:
-        raise NotImplementedError  # the issues part provides it
-
-    # -- the issue ------------------------------------------------------------------------------
+        return self._store.web_url(f"issues/{number}")
 
     def read_dashboard(self) -> DashboardIndex | None:
         """The index the dashboard issue carries: the listing a decision read brought along, else the label's
         listing (1 request); kept for the write either way."""
-        listed = self._dashboard_listing if self._dashboard_listing is not None else self._dashboards()
-        self._dashboard_listing = listed
+        listed = self._listed()
+        self._store.keep_dashboards(listed)
         return read_index(listed[0].get("body")) if listed else None
 
     def write_dashboard(
@@ -127,14 +112,14 @@ class DashboardMixin(TrackerBase):
         index, block = fit(index)
         visible = render(index, min(MAX_BODY, SAFE_BODY_LIMIT - len(block) - 2))
         body = f"{visible.rstrip()}\n{block}\n"
-        listed = self._dashboard_listing if self._dashboard_listing is not None else self._dashboards()
-        self._dashboard_listing = None
+        listed = self._listed()
+        self._store.keep_dashboards(None)
         if not listed:
             if not create:
                 return 0, "absent"
-            raw = self._unit(
+            raw = self._store.unit(
                 "create the decision dashboard issue",
-                lambda _: _raw(self._repo.create_issue(title=title, body=body, labels=[DASHBOARD_LABEL])),
+                lambda _: raw_json(self._store.repo.create_issue(title=title, body=body, labels=[DASHBOARD_LABEL])),
             )
             number = int(raw["number"])
             others = [r for r in self._dashboards() if int(r["number"]) != number]
@@ -155,47 +140,30 @@ class DashboardMixin(TrackerBase):
         changes: dict[str, Any] = {"body": body}
         if keep.get("title") != title:
             changes["title"] = title
-        self._unit("update the decision dashboard issue", lambda _: self._edit(number, changes))
+        self._store.unit("update the decision dashboard issue", lambda _: self._store.edit(number, changes))
         return number, "updated"
 
-    def _adopt_dashboards(self, listing: dict[str, Any] | None) -> None:
-        """Keep the open dashboard issues another read brought along (GraphQL), for this run's write."""
-        if not isinstance(listing, dict):
-            return
-        raws = [
-            {"number": n["number"], "title": n.get("title"), "body": n.get("body"), "node_id": n.get("id")}
-            for n in listing.get("nodes") or []
-            if isinstance(n, dict) and isinstance(n.get("number"), int)
-        ]
-        self._dashboard_listing = self._only_dashboards(raws)
+    def _listed(self) -> list[dict[str, Any]]:
+        """The open dashboard issues: those this run has listed (a decision read brings them along), else
+        the label's listing (1 request)."""
+        seen = self._store.dashboards_seen()
+        return _only_dashboards(seen) if seen is not None else self._dashboards()
 
     def _dashboards(self) -> list[dict[str, Any]]:
         """Open dashboard issues (labeled and carrying the marker), oldest first."""
-        items = self._unit(
+        store = self._store
+        items = store.unit(
             f"list open issues labeled {DASHBOARD_LABEL}",
-            lambda _: self._list(self._repo.get_issues(state="open", labels=[DASHBOARD_LABEL], direction="asc")),
+            lambda _: store.raw_list(store.repo.get_issues(state="open", labels=[DASHBOARD_LABEL], direction="asc")),
         )
-        return self._only_dashboards(items)
-
-    @staticmethod
-    def _only_dashboards(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The dashboard issues among ``items`` (labeled and carrying the marker), oldest first."""
-        found = []
-        for raw in items:
-            if raw.get("pull_request"):
-                continue
-            if not is_dashboard(raw.get("body")):
-                log.info("#%s is labeled %s but holds no dashboard: leaving it alone", raw["number"], DASHBOARD_LABEL)
-                continue
-            found.append(raw)
-        return sorted(found, key=lambda r: int(r["number"]))
+        return _only_dashboards(items)
 
     def _close_dashboard_duplicates(self, keep: int, duplicates: Iterable[dict[str, Any]]) -> None:
-        winner = _Found({"number": keep})
+        winner = FoundIssue({"number": keep})
         for raw in duplicates:
             if int(raw["number"]) != keep:
                 log.warning("closing the duplicate dashboard #%s (keeping #%s)", raw["number"], keep)
-                self._close_duplicate(int(raw["number"]), winner)
+                self._issues.close_duplicate(int(raw["number"]), winner)
 
     def pin_issue(self, number: int, node_id: str | None = None) -> bool:
         """Pin issue ``number`` to the repository, best effort: False (and a notice) if it fails.
@@ -207,15 +175,32 @@ class DashboardMixin(TrackerBase):
         """
         try:
             if node_id is None:
-                node_id = self._unit(f"read issue #{number}", lambda _: self._issue_obj(number).raw_data)["node_id"]
-            self._unit(
+                node_id = self._store.unit(f"read issue #{number}", lambda _: self._store.issue(number).raw_data)[
+                    "node_id"
+                ]
+            self._store.unit(
                 f"pin issue #{number}",
-                lambda _: self._requester.graphql_named_mutation("pinIssue", {"issueId": node_id}, "issue { number }"),
+                lambda _: self._store.requester.graphql_named_mutation(
+                    "pinIssue", {"issueId": node_id}, "issue { number }"
+                ),
             )
         except (GithubException, BackendFailure, KeyError, TypeError) as exc:
             message = exc.message if isinstance(exc, BackendFailure) else str(exc)
-            self.pin_notice = self._transport.redact(f"could not pin #{number} (pin it by hand): {message}")
+            self.pin_notice = self._store.transport.redact(f"could not pin #{number} (pin it by hand): {message}")
             log.warning("%s", self.pin_notice)
             return False
         self.pin_notice = None
         return True
+
+
+def _only_dashboards(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The dashboard issues among ``items`` (labeled and carrying the marker), oldest first."""
+    found = []
+    for raw in items:
+        if raw.get("pull_request"):
+            continue
+        if not is_dashboard(raw.get("body")):
+            log.info("#%s is labeled %s but holds no dashboard: leaving it alone", raw["number"], DASHBOARD_LABEL)
+            continue
+        found.append(raw)
+    return sorted(found, key=lambda r: int(r["number"]))

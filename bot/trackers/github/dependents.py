@@ -39,7 +39,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from github import GithubException
 from github.Issue import Issue as GhIssue
@@ -48,9 +48,13 @@ from bot.core.errors import InvalidInput
 from bot.core.identity import check_decision_id
 from bot.core.models import Decision
 from bot.trackers.github import queries
-from bot.trackers.github.base import TrackerBase, _already_exists, _Found, _has_label, _label_names, log
 from bot.trackers.github.labels import LABEL_PREFIX, TRACKED_LABEL, branch_label, decision_label
 from bot.trackers.github.render import ParseError, decision_payload
+from bot.trackers.github.store import FoundIssue, already_exists, has_label, label_names, log
+
+if TYPE_CHECKING:
+    from bot.trackers.github.issues import DecisionIssues
+    from bot.trackers.github.store import IssueStore
 
 #: Statuses on the native dependency endpoints that mean "not available here" (plan, GHES version, PRs).
 NATIVE_UNAVAILABLE = frozenset({403, 404, 410, 422})
@@ -67,10 +71,14 @@ _REF = re.compile(
 _TRAILER = re.compile(r"(?im)^[ \t]*blocked-by[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
 
 
-class DependentsMixin(TrackerBase):
+class Dependents:
     """Edges between decisions and pull requests (see the module docstring)."""
 
-    def _pr_numbers(self, decision: Decision) -> list[int]:
+    def __init__(self, store: IssueStore, issues: DecisionIssues) -> None:
+        self._store = store
+        self._issues = issues
+
+    def pr_numbers(self, decision: Decision) -> list[int]:
         """Every dependent PR: those the decision records, and those carrying its label.
 
         The label side covers an edge whose write to the decision's body was lost to a concurrent
@@ -78,27 +86,27 @@ class DependentsMixin(TrackerBase):
         """
         numbers: list[int] = []
         for target in decision.dependents:
-            numbers.extend(self._target_prs(target))
-        found = self._found(decision)
+            numbers.extend(self.target_prs(target))
+        found = self._issues.found(decision)
         if found.prs is None:
             label = decision_label(decision.id)
-            found.prs = tuple(int(r["number"]) for r in self._list_by_label(label) if r.get("pull_request"))
+            found.prs = tuple(int(r["number"]) for r in self._store.rest_by_label(label) if r.get("pull_request"))
         numbers.extend(found.prs)
         return list(dict.fromkeys(numbers))
 
-    def _target_prs(self, target: str) -> list[int]:
+    def target_prs(self, target: str) -> list[int]:
         match = _PR_TARGET.match(target)
         if match:
             return [int(match.group(1))]
         if target.startswith("branch:"):
             branch = target.removeprefix("branch:")
-            head = f"{self.client.settings.owner}:{branch}"
-            pulls = self._unit(
+            head = f"{self._store.client.settings.owner}:{branch}"
+            pulls = self._store.unit(
                 f"find the pull request of {branch}",
-                lambda _: self._list(self._repo.get_pulls(state="open", head=head)),
+                lambda _: self._store.raw_list(self._store.repo.get_pulls(state="open", head=head)),
             )
             for pull in pulls:
-                self._pulls[int(pull["number"])] = pull
+                self._store.keep_pull(pull)
             return [int(p["number"]) for p in pulls]
         return []
 
@@ -122,40 +130,32 @@ class DependentsMixin(TrackerBase):
                     continue
                 if str(side.get("label", "")).casefold() != head.casefold():
                     continue
-                self._pulls[int(pull["number"])] = pull
+                self._store.keep_pull(pull)
                 found.append(int(pull["number"]))
             return found
 
-        by_commit = self._unit(
-            f"find the pull requests of {sha[:12]}", lambda _: self._list(self._repo.get_commit(sha).get_pulls())
+        by_commit = self._store.unit(
+            f"find the pull requests of {sha[:12]}",
+            lambda _: self._store.raw_list(self._store.repo.get_commit(sha).get_pulls()),
         )
         numbers = matching(by_commit)
         if not numbers:
-            by_head = self._unit(
+            by_head = self._store.unit(
                 f"find the pull request of {head}",
-                lambda _: self._list(self._repo.get_pulls(state="open", head=head)),
+                lambda _: self._store.raw_list(self._store.repo.get_pulls(state="open", head=head)),
             )
             numbers = matching(by_head)
         return list(dict.fromkeys(numbers))
 
-    def _get_pull(self, number: int, *, fresh: bool = False) -> dict[str, Any] | None:
-        if number in self._pulls and (not fresh or number in self._fresh_pulls):
-            return self._pulls[number]
-        pull = self._read_or_none(f"read pull request #{number}", lambda: self._repo.get_pull(number))
-        if pull is not None:
-            self._pulls[number] = pull
-            self._fresh_pulls.add(number)
-        return pull
-
-    def _link_natively(self, number: int, found: _Found) -> bool:
+    def link_natively(self, number: int, found: FoundIssue) -> bool:
         """Record "PR #number is blocked by this decision issue" natively; False where unavailable."""
         blocker = self._issue_object(found)
 
         def add(_: int) -> bool:
             try:
-                self._issue_obj(number).add_blocked_by(blocker)
+                self._store.issue(number).add_blocked_by(blocker)
             except GithubException as exc:
-                if exc.status == 422 and _already_exists(exc):
+                if exc.status == 422 and already_exists(exc):
                     return True
                 if exc.status in NATIVE_UNAVAILABLE:
                     log.info("native issue dependencies are not available here (%s); carrying on", exc.status)
@@ -163,22 +163,22 @@ class DependentsMixin(TrackerBase):
                 raise
             return True
 
-        return self._unit(f"link #{number} to #{found.number} natively", add)
+        return self._store.unit(f"link #{number} to #{found.number} natively", add)
 
-    def _issue_object(self, found: _Found) -> GhIssue:
+    def _issue_object(self, found: FoundIssue) -> GhIssue:
         if found.obj is None:
-            found.obj = GhIssue(self._requester, {}, dict(found.raw), completed=True)
+            found.obj = GhIssue(self._store.requester, {}, dict(found.raw), completed=True)
         return found.obj
 
-    def _add_pr_labels(self, number: int, pull: dict[str, Any], labels: list[str]) -> None:
-        missing = [lab for lab in labels if not _has_label(pull, lab)]
+    def add_pr_labels(self, number: int, pull: dict[str, Any], labels: list[str]) -> None:
+        missing = [lab for lab in labels if not has_label(pull, lab)]
         if not missing:
             return
         # The object form GitHub documents ({"labels": [...]}); PyGithub's add_to_labels sends a bare array.
-        url = f"{self._repo_url}/issues/{number}/labels"
-        self._unit(
+        url = f"{self._store.repo_url}/issues/{number}/labels"
+        self._store.unit(
             f"label pull request #{number}",
-            lambda _: self._requester.requestJsonAndCheck("POST", url, input={"labels": missing}),
+            lambda _: self._store.requester.requestJsonAndCheck("POST", url, input={"labels": missing}),
         )
         pull.setdefault("labels", []).extend({"name": name} for name in missing)
 
@@ -188,17 +188,17 @@ class DependentsMixin(TrackerBase):
         for match in _BODY_LINK.finditer(text or ""):
             for ref in _REF.finditer(match.group("refs")):
                 repo = ref.group("repo") or ref.group("urlrepo")
-                if repo and repo.casefold() != self.repository.casefold():
+                if repo and repo.casefold() != self._store.repository.casefold():
                     continue
                 numbers.append(int(ref.group("n") or ref.group("un")))
         return list(dict.fromkeys(numbers))
 
-    def _lookup_label(self, label: str, *, decision_id: str | None = None) -> tuple[Decision, _Found] | None:
+    def _lookup_label(self, label: str, *, decision_id: str | None = None) -> tuple[Decision, FoundIssue] | None:
         """The decision whose own label is ``label`` (one GraphQL request, with who wrote what)."""
-        founds, prs = self._issues_by_label(label, pulls=True, first=10)
+        founds, prs = self._store.issues_by_label(label, pulls=True, first=10)
         for found in founds:
             raw = found.raw
-            self._verify(found)
+            self._issues.verify(found)
             try:
                 payload = decision_payload(found.own_body if found.own_body is not None else raw.get("body"))
             except ParseError:
@@ -211,15 +211,15 @@ class DependentsMixin(TrackerBase):
             if decision_id is not None and did != decision_id:
                 continue
             found.prs = prs
-            hit = self._as_decision(found)
+            hit = self._issues.as_decision(found)
             if hit is not None:
                 return hit
         return None
 
-    def _lookup_number(self, number: int) -> tuple[Decision, _Found] | None:
-        return self._as_decision(self._issue_by_number(number))
+    def _lookup_number(self, number: int) -> tuple[Decision, FoundIssue] | None:
+        return self._issues.as_decision(self._store.issue_by_number(number))
 
-    def _recorded_links(
+    def recorded_links(
         self, pull: dict[str, Any], *, exclude: str | None = None, exclude_number: int | None = None
     ) -> list[Decision]:
         """Decisions a PR links through its labels and body (no commit or native lookups)."""
@@ -233,7 +233,7 @@ class DependentsMixin(TrackerBase):
         known = {decision_label(d).casefold() for d in out} | (
             {decision_label(exclude).casefold()} if exclude else set()
         )
-        for label in _label_names(pull):
+        for label in label_names(pull):
             if label.casefold().startswith(LABEL_PREFIX) and label.casefold() not in known:
                 hit = self._lookup_label(label)
                 if hit and hit[0].id != exclude:
@@ -242,7 +242,7 @@ class DependentsMixin(TrackerBase):
         return list(out.values())
 
     def linked_decisions(self, target: str) -> list[Decision]:
-        numbers = self._target_prs(target)
+        numbers = self.target_prs(target)
         # Gating a branch asks for the decisions of that branch: always look it up in the branch index
         # (this is what the nightly reconcile and a revived decision rely on, tracked PR or not).
         by_branch = target.startswith("branch:")
@@ -258,29 +258,29 @@ class DependentsMixin(TrackerBase):
         For a reopened pull request (the ``pull_request`` ``reopened`` event): a decision parked for
         its branch while it was closed did not find it (parking lists open pull requests only). No request.
         """
-        self._rescan.add(number)
+        self._store.rescan(number)
 
     def _linked_for_pull(self, number: int, *, branch_lookup: bool = False) -> list[Decision]:
-        pull = self._get_pull(number, fresh=True)
+        pull = self._store.pull(number, fresh=True)
         if pull is None:
-            raise InvalidInput(f"#{number} is not a pull request in {self.repository}")
+            raise InvalidInput(f"#{number} is not a pull request in {self._store.repository}")
         native_raw, native_ok = self._native_blockers(number)
         ids = [str(r["node_id"]) for r in native_raw if r.get("node_id") and not r.get("pull_request")]
         commits, natives = self._commits_and_issues(number, ids)
         if natives is None:  # one of them is gone since the listing: read each one that is still there
             commits, _ = self._commits_and_issues(number, [])
-            natives = [f for r in native_raw if (f := self._issue_by_number(int(r["number"]))) is not None]
+            natives = [f for r in native_raw if (f := self._store.issue_by_number(int(r["number"]))) is not None]
 
-        found: dict[str, tuple[Decision, _Found]] = {}
+        found: dict[str, tuple[Decision, FoundIssue]] = {}
         for native in natives:
-            hit = self._as_decision(native)
+            hit = self._issues.as_decision(native)
             if hit:
                 found[hit[0].id] = hit
         # The branch index only on a PR's first gate (then the PR is marked tracked; see the module docstring).
-        own_branch = self._head_branch(pull) is not None
-        tracked = _has_label(pull, TRACKED_LABEL)
-        if own_branch and (not tracked or branch_lookup or number in self._rescan):
-            for hit in self._branch_dependents_of(pull):
+        own_branch = self.head_branch(pull) is not None
+        tracked = has_label(pull, TRACKED_LABEL)
+        if own_branch and (not tracked or branch_lookup or self._store.wants_rescan(number)):
+            for hit in self.branch_dependents_of(pull):
                 found.setdefault(hit[0].id, hit)
         mark = own_branch and not tracked
         numbers_known = {f.number for _, f in found.values()}
@@ -315,7 +315,7 @@ class DependentsMixin(TrackerBase):
             if hit:
                 found[did] = hit
                 labels_known.add(decision_label(did).casefold())
-        for label in _label_names(pull):
+        for label in label_names(pull):
             if label.casefold().startswith(LABEL_PREFIX) and label.casefold() not in labels_known:
                 hit = self._lookup_label(label)
                 if hit:
@@ -323,19 +323,19 @@ class DependentsMixin(TrackerBase):
                     labels_known.add(label.casefold())
 
         self._record_edges(number, pull, found, native_raw if native_ok else None, mark_tracked=mark)
-        self._rescan.discard(number)
+        self._store.rescanned(number)
         return [decision for decision, _ in found.values()]
 
-    def _head_branch(self, pull: dict[str, Any]) -> str | None:
+    def head_branch(self, pull: dict[str, Any]) -> str | None:
         """The PR's head branch when it is a branch of this repository (None for forks and deleted forks)."""
         head = pull.get("head") or {}
         ref = head.get("ref")
         head_repo = (head.get("repo") or {}).get("full_name")
-        if not ref or not head_repo or head_repo.casefold() != self.repository.casefold():
+        if not ref or not head_repo or head_repo.casefold() != self._store.repository.casefold():
             return None
         return str(ref)
 
-    def _branch_dependents_of(self, pull: dict[str, Any]) -> list[tuple[Decision, _Found]]:
+    def branch_dependents_of(self, pull: dict[str, Any]) -> list[tuple[Decision, FoundIssue]]:
         """Unresolved decisions that name the PR's head branch (``branch:<head ref>``) as a dependent.
 
         One request, through the branch index label (:func:`branch_label`), however many decisions
@@ -343,39 +343,41 @@ class DependentsMixin(TrackerBase):
         opened reaches that pull request; the gate then records the edge like any other. Pull
         requests from forks are skipped: ``branch:<name>`` names a branch of this repository.
         """
-        ref = self._head_branch(pull)
+        ref = self.head_branch(pull)
         if ref is None:
             return []
         label = branch_label(ref)
         # Open and closed: an abandoned decision keeps blocking (it keeps the label); resolved ones drop it.
-        founds, _ = self._issues_by_label(label)
+        founds, _ = self._store.issues_by_label(label)
         target = f"branch:{ref}"
-        hits: list[tuple[Decision, _Found]] = []
+        hits: list[tuple[Decision, FoundIssue]] = []
         for found in founds:
-            hit = self._as_decision(found)
+            hit = self._issues.as_decision(found)
             if hit is not None and target in hit[0].dependents:  # the hash could collide: check the name
                 hits.append(hit)
         return hits
 
-    def _commits_and_issues(self, number: int, node_ids: list[str]) -> tuple[list[str], list[_Found] | None]:
+    def _commits_and_issues(self, number: int, node_ids: list[str]) -> tuple[list[str], list[FoundIssue] | None]:
         """The commit messages of pull request ``number`` and the issues ``node_ids`` name, read with who
         wrote and edited each: one GraphQL request (plus one per 100 commits beyond the first 100).
 
         The issues are None when GitHub finds one of them no more (it then answers nothing at all).
         """
         messages: list[str] = []
-        issues: list[_Found] = []
+        issues: list[FoundIssue] = []
         after: str | None = None
         ids = node_ids
         while True:
             variables = {"number": number, "after": after, "ids": ids}
-            answer = self._graphql(f"list the commits of #{number}", queries.PULL_GATE, variables)
+            answer = self._store.graphql(f"list the commits of #{number}", queries.PULL_GATE, variables)
             if answer is None:
                 if ids:
                     return messages, None
-                raise InvalidInput(f"#{number} is not a pull request in {self.repository}")
+                raise InvalidInput(f"#{number} is not a pull request in {self._store.repository}")
             data = answer
-            issues += [self._found_from(n) for n in data.get("nodes") or [] if n and n.get("__typename") == "Issue"]
+            issues += [
+                self._store.found_from(n) for n in data.get("nodes") or [] if n and n.get("__typename") == "Issue"
+            ]
             pull = (data.get("repository") or {}).get("pullRequest") or {}
             page = pull.get("commits") or {}
             messages += [((n.get("commit") or {}).get("message") or "") for n in page.get("nodes") or [] if n]
@@ -387,19 +389,19 @@ class DependentsMixin(TrackerBase):
     def _native_blockers(self, number: int) -> tuple[list[dict[str, Any]], bool]:
         def get(_: int) -> tuple[list[dict[str, Any]], bool]:
             try:
-                return self._list(self._issue_obj(number).get_blocked_by()), True
+                return self._store.raw_list(self._store.issue(number).get_blocked_by()), True
             except GithubException as exc:
                 if exc.status in NATIVE_UNAVAILABLE:
                     return [], False
                 raise
 
-        return self._unit(f"list the native dependencies of #{number}", get)
+        return self._store.unit(f"list the native dependencies of #{number}", get)
 
     def _record_edges(
         self,
         number: int,
         pull: dict[str, Any],
-        found: dict[str, tuple[Decision, _Found]],
+        found: dict[str, tuple[Decision, FoundIssue]],
         native: list[dict[str, Any]] | None,
         *,
         mark_tracked: bool = False,
@@ -416,17 +418,17 @@ class DependentsMixin(TrackerBase):
         for decision, where in found.values():
             if decision.state == "resolved":
                 continue
-            if not _has_label(pull, decision_label(decision.id)):
+            if not has_label(pull, decision_label(decision.id)):
                 # Abandoned decisions too: they keep blocking, and a tracked PR finds them by this label.
                 missing_labels.append(decision_label(decision.id))
             if decision.state != "open":
                 continue
             if native is not None and int(where.raw["id"]) not in native_ids:
-                self._link_natively(number, where)
+                self.link_natively(number, where)
             if target not in decision.dependents:
                 updated = decision.model_copy(update={"dependents": [*decision.dependents, target]})
-                self.update(updated)
+                self._issues.update(updated)
         if mark_tracked:
             missing_labels.append(TRACKED_LABEL)
         if missing_labels:
-            self._add_pr_labels(number, pull, missing_labels)
+            self.add_pr_labels(number, pull, missing_labels)

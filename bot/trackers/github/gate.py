@@ -22,7 +22,7 @@ commit, :meth:`publish_commit_failure`). Parking sets it on the decision's depen
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from github import GithubException
 
@@ -31,8 +31,6 @@ from bot.core.models import Decision
 from bot.core.tracker import DependentState, GateResult
 from bot.markdown import one_line
 from bot.trackers.github.access import is_bot_login
-from bot.trackers.github.base import TrackerBase, _has_label, _label_name
-from bot.trackers.github.base import log as logger
 from bot.trackers.github.labels import BLOCKING_LABEL, decision_label
 from bot.trackers.github.render import (
     CHECK_NAME,
@@ -43,65 +41,82 @@ from bot.trackers.github.render import (
     gate_description,
     gate_state,
 )
+from bot.trackers.github.store import has_label, label_name
+from bot.trackers.github.store import log as logger
 from bot.trackers.github.text import STATUS_DESCRIPTION_LIMIT
+
+if TYPE_CHECKING:
+    from bot.trackers.github.dependents import Dependents
+    from bot.trackers.github.issues import DecisionIssues
+    from bot.trackers.github.store import IssueStore
 
 _SHA = re.compile(r"[0-9a-fA-F]{7,64}")
 
 #: What a commit status may say (GitHub refuses anything else).
 STATUS_STATES = ("pending", "success", "failure", "error")
+#: How the gate is published (``gate.publish`` in the configuration).
+PublishMode = Literal["check", "status", "both"]
 
 
-class GateMixin(TrackerBase):
+class Gate:
     """The ``parkbot/decisions`` check run or status (see the module docstring)."""
+
+    def __init__(self, store: IssueStore, issues: DecisionIssues, dependents: Dependents) -> None:
+        self._store = store
+        self._issues = issues
+        self._dependents = dependents
+        self.publish_mode: PublishMode = "check"
+        #: Gates this run could not publish, and why (a person's token cannot write check runs).
+        self.notices: list[str] = []
 
     def block_dependents(self, decision: Decision) -> list[DependentState]:
         """Link each dependent pull request (label, native dependency); a branch without one carries no gate."""
-        found = self._found(decision)
+        found = self._issues.found(decision)
         states: list[DependentState] = []
         for target in decision.dependents:
-            numbers = self._target_prs(target)
+            numbers = self._dependents.target_prs(target)
             if not numbers:
                 states.append(DependentState(target, publishable=False, note="no open pull request"))
                 continue
             listed = target.startswith("branch:")  # the listing that found them was just read
             for number in numbers:
-                pull = self._get_pull(number, fresh=not listed)
+                pull = self._store.pull(number, fresh=not listed)
                 if pull is None:
                     states.append(DependentState(target, publishable=False, note="not a pull request"))
                     continue
-                if not _has_label(pull, decision_label(decision.id)):
-                    self._link_natively(number, found)
-                    self._add_pr_labels(number, pull, [decision_label(decision.id)])
+                if not has_label(pull, decision_label(decision.id)):
+                    self._dependents.link_natively(number, found)
+                    self._dependents.add_pr_labels(number, pull, [decision_label(decision.id)])
                 states.append(DependentState(f"#{number}"))
         return states
 
     def clear_blocking(self, decision: Decision) -> list[DependentState]:
         """Drop the blocking label; each dependent with the other decisions its recorded edges name."""
-        found = self._found(decision)
+        found = self._issues.found(decision)
         states: list[DependentState] = []
-        for number in self._pr_numbers(decision):
-            pull = self._get_pull(number, fresh=True)
+        for number in self._dependents.pr_numbers(decision):
+            pull = self._store.pull(number, fresh=True)
             if pull is None:
                 continue
-            others = self._recorded_links(pull, exclude=decision.id, exclude_number=found.number)
+            others = self._dependents.recorded_links(pull, exclude=decision.id, exclude_number=found.number)
             states.append(DependentState(f"#{number}", tuple(others)))
-        if _has_label(found.raw, BLOCKING_LABEL):
+        if has_label(found.raw, BLOCKING_LABEL):
 
             def unblock(_: int) -> None:
                 try:
-                    self._issue_obj(found.number).remove_from_labels(BLOCKING_LABEL)
+                    self._store.issue(found.number).remove_from_labels(BLOCKING_LABEL)
                 except GithubException as exc:
                     if exc.status != 404:  # 404: already gone
                         raise
 
-            self._unit(f"remove {BLOCKING_LABEL} from #{found.number}", unblock)
+            self._store.unit(f"remove {BLOCKING_LABEL} from #{found.number}", unblock)
             found.raw["labels"] = [
-                lab for lab in found.raw.get("labels") or [] if _label_name(lab).casefold() != BLOCKING_LABEL
+                lab for lab in found.raw.get("labels") or [] if label_name(lab).casefold() != BLOCKING_LABEL
             ]
         return states
 
     def _publish(self, number: int, result: GateResult) -> None:
-        pull = self._pulls.get(number) or self._get_pull(number)
+        pull = self._store.pull(number)
         if pull is None:
             return
         self._publish_on(pull["head"]["sha"], result, blocked_fails=False)
@@ -109,13 +124,13 @@ class GateMixin(TrackerBase):
     def _publish_on(self, sha: str, result: GateResult, *, blocked_fails: bool) -> None:
         """The gate on ``sha`` in the configured form(s) (``gate.publish``)."""
         if self.publish_mode in ("check", "both"):
-            urls = {d.id: self._decision_url(d) for d in (*result.blocking, *result.resolved)}
+            urls = {d.id: self._issues.decision_url(d) for d in (*result.blocking, *result.resolved)}
             output = check_output(result, urls, blocked_fails=blocked_fails)
             details = next((url for d in result.blocking if (url := urls.get(d.id))), None)
             if self._writes_checks(output, result.target):
                 self.publish_check(sha, output, details_url=details, external_id=result.target)
         if self.publish_mode in ("status", "both"):
-            url = self._decision_url(result.blocking[0]) if result.blocking else None
+            url = self._issues.decision_url(result.blocking[0]) if result.blocking else None
             state = "failure" if result.blocking and blocked_fails else gate_state(result)
             self.publish_status(sha, state, gate_description(result), target_url=url)
 
@@ -127,16 +142,16 @@ class GateMixin(TrackerBase):
         blocked meanwhile, which is safe. A gate that blocks is refused before any request: a check
         left green would let the pull request merge.
         """
-        login = self.token_login()
+        login = self._store.token_login()
         if is_bot_login(login):
             return True
         if output.conclusion == "success":
-            self.gate_notices.append(
+            self.notices.append(
                 f"{target}: the check run {CHECK_NAME} was not updated: this token belongs to {login}, and only a "
                 "GitHub App writes check runs; it turns green with the next gate a workflow runs (a push, or "
                 '"Re-run" on the check)'
             )
-            logger.warning("%s", self.gate_notices[-1])
+            logger.warning("%s", self.notices[-1])
             return False
         raise BackendFailure(
             f"{target} is blocked, but the check run {CHECK_NAME} cannot say so: this token belongs to {login}, and "
@@ -164,7 +179,7 @@ class GateMixin(TrackerBase):
 
         def post(_: int) -> None:
             try:
-                self._requester.requestJsonAndCheck("POST", f"{self._repo_url}/check-runs", input=data)
+                self._store.requester.requestJsonAndCheck("POST", f"{self._store.repo_url}/check-runs", input=data)
             except GithubException as exc:
                 said = str(exc.data).lower()
                 if exc.status == 403 and "rate limit" not in said:
@@ -181,7 +196,7 @@ class GateMixin(TrackerBase):
                     ) from None
                 raise
 
-        self._unit(what, post)
+        self._store.unit(what, post)
 
     def publish_status(
         self,
@@ -210,9 +225,11 @@ class GateMixin(TrackerBase):
         }
         if target_url:
             data["target_url"] = target_url
-        self._unit(
+        self._store.unit(
             f"set the {context} status of {sha[:12]}",
-            lambda _: self._requester.requestJsonAndCheck("POST", f"{self._repo_url}/statuses/{sha}", input=data),
+            lambda _: self._store.requester.requestJsonAndCheck(
+                "POST", f"{self._store.repo_url}/statuses/{sha}", input=data
+            ),
         )
 
     def publish_commit_gate(self, sha: str, result: GateResult, *, blocked_fails: bool) -> None:
@@ -230,5 +247,5 @@ class GateMixin(TrackerBase):
             self.publish_status(sha, "failure", summary)
 
     def publish_gate(self, result: GateResult) -> None:
-        for number in self._target_prs(result.target):
+        for number in self._dependents.target_prs(result.target):
             self._publish(number, result)
