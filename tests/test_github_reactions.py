@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.test_events_commands import comment, handle
 
 from bot.core import lifecycle
 from bot.core.errors import BackendFailure
@@ -12,7 +13,6 @@ from bot.trackers.github.client import RetryPolicy
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, DID, NOW, make_tracker, needs_input
 from tests.memory_tracker import MemoryTracker
-from tests.test_comment_handler import comment, handle
 
 
 def reactions(fake: FakeGitHub, comment_id: int) -> list[str]:
@@ -88,8 +88,8 @@ def test_handling_the_same_comment_again_adds_no_reaction(fake: FakeGitHub, numb
 def test_a_failing_reaction_never_fails_the_command(fake: FakeGitHub, number: int) -> None:
     fake.fail_next("500", count=1000, match=r"/reactions$")
     posted = fake.add_comment(number, "/decide full_original", author="alice")
-    from bot.comment_handler import handle_comment
     from bot.core.authority import Actor
+    from bot.events.commands import handle_comment
 
     tracker = make_tracker(fake, policy=RetryPolicy.instant(max_attempts=2))
     result = handle_comment(

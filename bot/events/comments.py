@@ -11,18 +11,18 @@ cost no API call at all:
 * comments on issues that are not decisions (no ``parkbot:decision`` label in ``issue.labels``);
 * comments with no command in them (:func:`bot.core.commands.parse`, the same parser the handler uses).
 
-The rest goes to :func:`bot.comment_handler.handle_comment`, which authorizes the author, runs the
+The rest goes to :func:`bot.events.commands.handle_comment`, which authorizes the author, runs the
 lifecycle and replies on the issue.
 """
 
 from __future__ import annotations
 
-from bot.comment_handler import CommandResult, handle_comment
 from bot.core import commands
 from bot.core.authority import Actor
 from bot.core.lifecycle import ParkOutcome, ResolveOutcome
 from bot.core.tracker import IssueComments
 from bot.events.base import Context, Event, Item, gate_item, ignored, is_bot
+from bot.events.commands import CommandResult, handle_comment
 from bot.events.router import Router
 from bot.trackers.github.labels import DECISION_LABEL
 

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from bot.comment_handler import handle_comment
 from bot.core import lifecycle
 from bot.core.authority import Actor
 from bot.core.config import Config, Owners
 from bot.core.models import DoneWithAssumptions, parse_result
+from bot.events.commands import handle_comment
 from bot.trackers.github import DECISION_LABEL, GitHubTracker
 from bot.trackers.github.access import is_bot_login
 from bot.trackers.github.render import read_marker
