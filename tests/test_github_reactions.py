@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from tests.test_events_commands import comment, handle
 
 from bot.core import lifecycle
 from bot.core.errors import BackendFailure
@@ -13,6 +12,7 @@ from bot.trackers.github.client import RetryPolicy
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, DID, NOW, make_tracker, needs_input
 from tests.memory_tracker import MemoryTracker
+from tests.test_events_commands import comment, handle
 
 
 def reactions(fake: FakeGitHub, comment_id: int) -> list[str]:

@@ -75,17 +75,25 @@ def test_the_owner_above_is_found_whatever_case_the_hierarchy_is_written_in() ->
 
 @pytest.mark.parametrize(
     ("written", "seconds"),
-    [("90s", 90.0), ("5m", 300.0), ("1.5h", 5400.0), ('" 2M "', 120.0), ("45", 45.0), ('"45"', 45.0), ("0", 0.0)],
+    [("90s", 90.0), ("5m", 300.0), ("1.5h", 5400.0), ('" 2M "', 120.0), ("1m30s", 90.0), ("45", 45.0), ("0", 0.0)],
 )
-def test_a_rate_limit_wait_is_seconds_or_a_duration_in_s_m_or_h(written: str, seconds: float) -> None:
+def test_a_rate_limit_wait_is_a_duration_or_a_yaml_number_of_seconds(written: str, seconds: float) -> None:
     assert parse_config(f"github:\n  rate_limit_wait: {written}\n").github.rate_limit_wait == seconds
 
 
-@pytest.mark.parametrize("written", ["soon", '""', "5d", "m"])
-def test_a_rate_limit_wait_of_another_shape_is_refused_with_the_shapes_it_may_take(written: str) -> None:
+@pytest.mark.parametrize(
+    ("written", "why"),
+    [
+        ("soon", "'soon' is not a duration: write a number and a unit, e.g. 90s, 10m, 1m30s, 2h or 7d"),
+        ('""', "'' is not a duration: write a number and a unit, e.g. 90s, 10m, 1m30s, 2h or 7d"),
+        ("m", "'m' is not a duration: write a number and a unit, e.g. 90s, 10m, 1m30s, 2h or 7d"),
+        ('"45"', "'45' has no unit: write 45s (seconds), 45m, 45h or 45d"),
+        ("-5s", "'-5s' is negative: a duration counts forward; write 5s"),
+    ],
+)
+def test_a_rate_limit_wait_of_another_shape_is_refused_with_what_to_write(written: str, why: str) -> None:
     assert refusal(f"github:\n  rate_limit_wait: {written}\n") == (
-        "invalid configuration:\n"
-        f"  {SOURCE}:2: github.rate_limit_wait: must be a duration such as 90s, 5m or 1h (0: never wait)"
+        f"invalid configuration:\n  {SOURCE}:2: github.rate_limit_wait: {why}"
     )
 
 

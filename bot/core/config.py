@@ -77,14 +77,17 @@ class Gate(_Section):
 
 
 def _wait_seconds(value: Any) -> Any:
-    """``90s``, ``5m``, ``1h`` or a number of seconds (a string of another shape is left for pydantic to refuse)."""
-    if isinstance(value, str):
-        text = value.strip().lower()
-        units = {"s": 1.0, "m": 60.0, "h": 3600.0}
+    """A duration (``90s``, ``5m``, ``1h``; ``0`` never waits) or a number of seconds, as seconds.
+
+    Read by the one duration type (:mod:`bot.core.durations`); anything else is left for pydantic to refuse.
+    """
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        from bot.core.durations import DurationOrZero
+
         try:
-            return float(text[:-1]) * units[text[-1]] if text and text[-1] in units else float(text)
-        except ValueError:
-            raise ValueError("must be a duration such as 90s, 5m or 1h (0: never wait)") from None
+            return DurationOrZero.of(value, what="", allow_zero=True).seconds
+        except InvalidInput as exc:
+            raise ValueError(exc.message) from None
     return value
 
 

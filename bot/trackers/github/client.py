@@ -509,16 +509,10 @@ def build_client(
 
 
 def parse_wait(text: str, source: str) -> float:
-    """``90s``, ``5m``, ``1h`` or plain seconds, as :data:`RATE_LIMIT_WAIT_ENV` takes them."""
-    units = {"s": 1.0, "m": 60.0, "h": 3600.0}
-    value = text.strip().lower()
-    try:
-        seconds = float(value[:-1]) * units[value[-1]] if value and value[-1] in units else float(value)
-    except ValueError:
-        seconds = -1.0
-    if not seconds >= 0 or seconds == float("inf"):
-        raise InvalidInput(f"{source} must be a duration such as 90s, 5m or 1h (0: never wait), got {text!r}")
-    return seconds
+    """A duration as :data:`RATE_LIMIT_WAIT_ENV` takes it (``90s``, ``5m``, ``1h``; ``0`` never waits), in seconds."""
+    from bot.core.durations import DurationOrZero
+
+    return DurationOrZero.of(text, what=source, allow_zero=True).seconds
 
 
 def client_from_env(env: Mapping[str, str], *, policy: RetryPolicy | None = None) -> GitHubClient:
