@@ -40,7 +40,7 @@ def open_backend(
         from bot.trackers.git import GitTracker
 
         config = _local_config(config_path, repo_path)
-        tracker: Tracker = GitTracker.open(repo_path, ref=config.backlog_ref)
+        tracker: Tracker = GitTracker.open(repo_path, ref=config.backlog_ref, config=config)
         return Backend("git", tracker, config)
     if name == "github":
         from bot.trackers.github import GitHubTracker

@@ -14,7 +14,7 @@ from bot.core import lifecycle
 from bot.core.errors import ExitCode, InvalidInput, NotFound
 from bot.core.lifecycle import gate_dict
 from bot.core.models import Decision, Done, DoneWithAssumptions, Failed, NeedsInput, parse_result, result_json_schema
-from bot.core.tracker import GateResult, Syncing
+from bot.core.tracker import BacklogHints, GateResult, Syncing
 
 MAX_INPUT_BYTES = 2 * 1024 * 1024
 
@@ -227,6 +227,8 @@ def show(state: State, decision_id: str) -> None:
 def decision_dict(decision: Decision) -> dict[str, Any]:
     data = decision.model_dump(mode="json", exclude_none=True)
     data["chain"] = decision.chain()
+    if decision.problems:
+        data["problems"] = list(decision.problems)
     return data
 
 
@@ -242,6 +244,7 @@ def _decision_text(decision: Decision, answer: Any) -> str:
             if decision.blocking
             else f"dependents (non-blocking): {', '.join(decision.dependents)}"
         )
+    lines += [f"problem: {problem}" for problem in decision.problems]
     if answer is not None:
         flag = " [explicit default: an assumption]" if answer.assumption else ""
         pending = " (recorded; resolution not finished, re-run resolve)" if decision.state == "open" else ""
@@ -263,18 +266,22 @@ def list_(state: State, wanted: str, owner: str | None, origin: str | None) -> N
     Example:
       parkbot list --state all --origin 'billing-*'
     """
+    tracker, config = state.backend.tracker, state.backend.config
     decisions = [
         d
-        for d in state.backend.tracker.iter_decisions(None if wanted == "all" else wanted)
-        if (owner is None or d.owner.casefold() == owner.casefold())
+        for d in (lifecycle.verify(tracker, config, d) for d in tracker.iter_decisions(None if wanted == "all" else wanted))
+        if (wanted in ("all", d.state))
+        and (owner is None or d.owner.casefold() == owner.casefold())
         and (origin is None or fnmatch.fnmatchcase(d.origin, origin.lower()))
     ]
     decisions.sort(key=lambda d: (d.created_at, d.id))
     rows = [f"{d.state:<9} {d.id}  {d.title}  (owner {d.owner})" for d in decisions]
+    hint = tracker.missing_hint() if not decisions and isinstance(tracker, BacklogHints) else None
+    empty = f"no {wanted if wanted != 'all' else ''} decisions".replace("  ", " ") + (f"; {hint}" if hint else "")
     emit(
         state,
-        {"decisions": [decision_dict(d) for d in decisions], "count": len(decisions)},
-        "\n".join(rows) if rows else f"no {wanted if wanted != 'all' else ''} decisions".replace("  ", " "),
+        {"decisions": [decision_dict(d) for d in decisions], "count": len(decisions), **({"hint": hint} if hint else {})},
+        "\n".join(rows) if rows else empty,
     )
 
 
@@ -333,8 +340,12 @@ def sync(state: State, remote: str) -> None:
     tracker = backend.tracker
     if not isinstance(tracker, Syncing):
         raise InvalidInput("sync shares the embedded git backlog; on GitHub the issues are already shared")
-    action = tracker.sync(remote)
-    emit(state, {"remote": remote, "action": action}, f"{backend.config.backlog_ref} <-> {remote}: {action}")
+    result = tracker.sync(remote)
+    emit(
+        state,
+        {"remote": remote, "action": result.action, "ignored": list(result.ignored)},
+        f"{backend.config.backlog_ref} <-> {remote}: {result.summary()}",
+    )
 
 
 COMMANDS = [park, resolve, gate, show, list_, escalate, schema, sync]
