@@ -263,7 +263,9 @@ def _checked_id(decision_id: str) -> str:
 def _found(did: str, decision: Decision | None, tracker: Tracker | None = None) -> Decision:
     if decision is None:
         hint = tracker.missing_hint() if isinstance(tracker, BacklogHints) else None
-        raise NotFound(f"no decision {did} in this backlog ({hint or 'check the id with `parkbot list`'})")
+        raise NotFound(
+            f"no decision {did} in this backlog" + (f": {hint}" if hint else " (check the id with `parkbot list`)")
+        )
     return decision
 
 

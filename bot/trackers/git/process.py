@@ -40,8 +40,10 @@ class GitFailed(BackendFailure):
 class Git:
     """git commands on one repository (``GIT_DIR`` set, so the working tree is never consulted)."""
 
-    def __init__(self, git_dir: str) -> None:
+    def __init__(self, git_dir: str, cwd: str | None = None) -> None:
         self.git_dir = git_dir
+        #: Where git runs: the top of the working tree, so relative remote paths mean what they mean to git.
+        self.cwd = cwd or git_dir
         self.env = {**os.environ, "GIT_DIR": git_dir, "GIT_FLUSH": "1"}
 
     def run(
@@ -55,7 +57,7 @@ class Git:
         try:
             done = subprocess.run(
                 [git_executable(), *args],
-                cwd=self.git_dir,
+                cwd=self.cwd,
                 input=input,
                 capture_output=True,
                 env={**self.env, **(env or {})},
@@ -98,7 +100,7 @@ class GitPipe:
         try:
             self._proc = subprocess.Popen(
                 [git_executable(), *self._args],
-                cwd=self._git.git_dir,
+                cwd=self._git.cwd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,

@@ -76,7 +76,7 @@ class BacklogRepository:
     def __init__(self, repo: git.Repo, ref: str = DEFAULT_REF) -> None:
         self.repo = repo
         self.ref = ref
-        self.git = Git(str(repo.git_dir))
+        self.git = Git(str(repo.git_dir), str(repo.working_tree_dir) if repo.working_tree_dir else None)
         self.common = Path(repo.common_dir)
         self.object_format = self._object_format()
         self.store = ObjectStore(self.git, self.object_format)
@@ -172,6 +172,11 @@ class BacklogRepository:
         return commit
 
     def _commit_tree(self, tree: str, parents: list[str], message: str, *, sign: bool) -> str:
+        """A signed commit, by ``git commit-tree -S`` (the user's ``gpg.format`` and ``user.signingKey``).
+
+        ``sign`` says the signature is required by ``answers.require_signed``; otherwise the user's
+        ``commit.gpgSign`` asked for it. (``commit-tree`` itself does not read ``commit.gpgSign``.)
+        """
         (author, author_email), (committer, committer_email) = self.identity("AUTHOR"), self.identity("COMMITTER")
         env = {
             "GIT_AUTHOR_NAME": author,
@@ -179,7 +184,7 @@ class BacklogRepository:
             "GIT_COMMITTER_NAME": committer,
             "GIT_COMMITTER_EMAIL": committer_email,
         }
-        args = ["commit-tree", tree, *(a for p in parents for a in ("-p", p)), *(["-S"] if sign else []), "-F", "-"]
+        args = ["commit-tree", tree, *(a for p in parents for a in ("-p", p)), "-S", "-F", "-"]
         try:
             done = self.git.run(*args, input=message.encode("utf-8"), env=env)
         except GitFailed as exc:
