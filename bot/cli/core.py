@@ -267,9 +267,10 @@ def list_(state: State, wanted: str, owner: str | None, origin: str | None) -> N
       parkbot list --state all --origin 'billing-*'
     """
     tracker, config = state.backend.tracker, state.backend.config
+    stored = tracker.iter_decisions(None if wanted == "all" else wanted)
     decisions = [
         d
-        for d in (lifecycle.verify(tracker, config, d) for d in tracker.iter_decisions(None if wanted == "all" else wanted))
+        for d in (lifecycle.verify(tracker, config, d) for d in stored)
         if (wanted in ("all", d.state))
         and (owner is None or d.owner.casefold() == owner.casefold())
         and (origin is None or fnmatch.fnmatchcase(d.origin, origin.lower()))
@@ -278,11 +279,8 @@ def list_(state: State, wanted: str, owner: str | None, origin: str | None) -> N
     rows = [f"{d.state:<9} {d.id}  {d.title}  (owner {d.owner})" for d in decisions]
     hint = tracker.missing_hint() if not decisions and isinstance(tracker, BacklogHints) else None
     empty = f"no {wanted if wanted != 'all' else ''} decisions".replace("  ", " ") + (f"; {hint}" if hint else "")
-    emit(
-        state,
-        {"decisions": [decision_dict(d) for d in decisions], "count": len(decisions), **({"hint": hint} if hint else {})},
-        "\n".join(rows) if rows else empty,
-    )
+    data = {"decisions": [decision_dict(d) for d in decisions], "count": len(decisions)}
+    emit(state, {**data, "hint": hint} if hint else data, "\n".join(rows) if rows else empty)
 
 
 @click.command()
