@@ -260,23 +260,28 @@ class Bench:
         self.parked = size
         return statistics.fmean(counts), max(counts), statistics.fmean(made)
 
-    def time_commands(self, size: int, repeat: int) -> dict[str, Timing]:
+    def time_commands(self, size: int, repeat: int, only: frozenset[str] | None = None) -> dict[str, Timing]:
         results: dict[str, list[Timing]] = {name: [] for name in COMMANDS}
         open_ids = [decision_id(i) for i in range(3, size) if i % RESOLVE_EVERY != RESOLVE_EVERY - 1]
         for n in range(repeat):
             extra = 1_000_000 + size * 10 + self.extra
             self.extra += 1
             result = json.dumps({**_result(extra), "origin": f"timed-{extra}", "dependents": []}).encode()
-            results["park"].append(timed(self.path, ["park", "-"], expect=0, stdin=result))
-            results["show"].append(timed(self.path, ["show", open_ids[n % len(open_ids)]], expect=0))
-            results["gate --ref"].append(timed(self.path, ["gate", "--ref", GATED_BRANCH], expect=1))
-            results["list"].append(timed(self.path, ["list"], expect=0))
-            results["list --state all --json"].append(timed(self.path, ["list", "--state", "all", "--json"], expect=0))
-            target = open_ids[-1 - n]
-            results["resolve"].append(timed(self.path, ["resolve", target, "--answer", "a"], expect=0))
-            results["report"].append(timed(self.path, ["report"], expect=0))
+            runs = {
+                "park": (["park", "-"], 0, result),
+                "show": (["show", open_ids[n % len(open_ids)]], 0, None),
+                "gate --ref": (["gate", "--ref", GATED_BRANCH], 1, None),
+                "list": (["list"], 0, None),
+                "list --state all --json": (["list", "--state", "all", "--json"], 0, None),
+                "resolve": (["resolve", open_ids[-1 - n], "--answer", "a"], 0, None),
+                "report": (["report"], 0, None),
+            }
+            for name, (args, code, stdin) in runs.items():
+                if only is None or name in only:
+                    results[name].append(timed(self.path, args, expect=code, stdin=stdin))
         for name, expression in READERS.items():
-            results[name] = [timed_reader(self.path, expression) for _ in range(repeat)]
+            if only is None or name in only:
+                results[name] = [timed_reader(self.path, expression) for _ in range(repeat)]
         return {
             name: Timing(
                 statistics.median(t.seconds for t in runs),
@@ -284,6 +289,7 @@ class Bench:
                 statistics.median(t.cpu_seconds for t in runs),
             )
             for name, runs in results.items()
+            if runs
         }
 
 
@@ -293,8 +299,12 @@ def run(
     repeat: int = 3,
     progress: Callable[[str], None] | None = None,
     root: Path | None = None,
+    only: frozenset[str] | None = None,
 ) -> list[Row]:
-    """Build up to ``max(sizes)`` decisions; measure at every size. Returns one row per size."""
+    """Build up to ``max(sizes)`` decisions; measure at every size. Returns one row per size.
+
+    ``only`` limits the timed commands to these names (of :data:`COMMANDS` and :data:`READERS`).
+    """
     sizes = sorted(set(sizes))
     if not sizes or sizes[0] < 5:
         raise ValueError("sizes must be at least 5 (the gate uses 3 decisions, resolve needs open ones)")
@@ -317,7 +327,7 @@ def run(
                     loose_objects=objects["count"],
                     packs=objects["packs"],
                 )
-                row.commands = bench.time_commands(size, repeat)
+                row.commands = bench.time_commands(size, repeat, only)
                 rows.append(row)
                 if progress:
                     progress(f"  {size:,} decisions measured")
@@ -346,6 +356,8 @@ def table(rows: list[Row]) -> str:
     ]
     lines.append("| --- | " + " | ".join("---:" for _ in rows) + " |")
     for name in (*COMMANDS, *READERS):
+        if not all(name in r.commands for r in rows):
+            continue
         cells = [
             f"{r.commands[name].seconds:.2f} s ({r.commands[name].cpu_seconds:.2f} s CPU), "
             f"{r.commands[name].max_rss_kib / 1024:.0f} MB"

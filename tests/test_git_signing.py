@@ -415,3 +415,28 @@ def test_a_bare_repository_needs_an_absolute_allowed_signers_path(tmp_path: Path
         GitTracker(git.Repo(tmp_path / "bare.git"), config=config)
     absolute = Config(answers=Answers(require_signed=True, allowed_signers=str(tmp_path / "signers")))
     assert GitTracker(git.Repo(tmp_path / "bare.git"), config=absolute).verifies_signatures()
+
+
+# --- the signed contract harness ------------------------------------------------------------------------
+
+
+def test_the_signed_contract_harness_signs_as_whoever_acts(tmp_path: Path) -> None:
+    from tests.contract.harness_git import make_signed_git_harness
+
+    h = make_signed_git_harness(tmp_path)
+    try:
+        lifecycle.park(h.tracker, needs_input(), h.config)
+        h.act_as("mallory")
+        lifecycle.resolve(h.tracker, h.config, DID, "remaining", Actor("alice"))
+        decision = lifecycle.answer_of(h.tracker, h.config, DID)
+        assert decision.state == "open"
+        assert decision.problems == ("unverified answer by alice (signed with a key that is not in allowed_signers)",)
+        h.act_as("carol")
+        assert lifecycle.resolve(h.tracker, h.config, DID, "full_original", Actor("carol")).action == "resolved"
+        decision = lifecycle.answer_of(h.tracker, h.config, DID)
+        assert decision.state == "resolved"
+        assert decision.answer is not None
+        assert decision.answer.proof is not None
+        assert decision.answer.proof.signer == "carol"
+    finally:
+        h.close()

@@ -19,6 +19,7 @@ from bot.core.errors import BackendFailure
 from bot.core.models import Answer, Decision, LogEntry
 from bot.trackers.git.layout import (
     DECISIONS,
+    ID_PATTERN,
     INDEX_PREFIX,
     LAYOUT_FILE,
     LAYOUT_MARK,
@@ -132,9 +133,13 @@ class BacklogView:
 
     def _parse_bucket(self, path: str, data: bytes) -> dict[str, list[str]]:
         try:
-            return _BUCKET.validate_json(data)
+            bucket = _BUCKET.validate_json(data)
         except ValidationError as exc:
             raise self.damaged(path, "a valid index file", exc) from exc
+        bad = next((i for ids in bucket.values() for i in ids if not ID_PATTERN.match(i)), None)
+        if bad is not None:
+            raise self.damaged(path, "a valid index file", f"{bad!r} is not a decision id")
+        return bucket
 
     def bucket(self, path: str) -> dict[str, list[str]]:
         found = self._buckets.get(path)
@@ -155,8 +160,8 @@ class BacklogView:
             ids = json.loads(data)["decisions"]
         except (ValueError, KeyError, TypeError) as exc:
             raise self.damaged(path, "a valid index file", exc) from exc
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            raise self.damaged(path, "a valid index file")
+        if not isinstance(ids, list) or not all(isinstance(i, str) and ID_PATTERN.match(i) for i in ids):
+            raise self.damaged(path, "a valid index file", "its decisions are not a list of decision ids")
         return ids
 
     def link_ids(self, target: str) -> list[str]:
@@ -279,6 +284,8 @@ class BacklogEdit(BacklogView):
                     members = [str(i) for i in record["decisions"]]
                 except (ValueError, KeyError, TypeError) as exc:
                     raise self.damaged(path, "a valid index file", exc) from exc
+                if not all(ID_PATTERN.match(m) for m in members):
+                    raise self.damaged(path, "a valid index file", "its decisions are not a list of decision ids")
                 if top == "links":
                     target = normalize_target(str(record.get("target", "")))
                     for member in members:
