@@ -48,7 +48,7 @@ from bot.core.authority import Actor
 from bot.core.config import Config
 from bot.core.errors import ConcurrentChange, InvalidInput, NotFound
 from bot.core.identity import SEPARATOR
-from bot.core.models import Answer, Decision, LogEntry, utcnow
+from bot.core.models import Answer, Decision, Escalation, LogEntry, utcnow
 from bot.core.tracker import DependentState, GateResult, Location, Role, SyncResult
 from bot.trackers.git.layout import (
     DEFAULT_REF,
@@ -97,14 +97,11 @@ def _placeholder(raw: str) -> Decision:
     )
 
 
-def _records(decision: Decision, before: Decision | None) -> list[str]:
-    """Trailers for the escalations ``decision`` adds to ``before``."""
+def _new_hops(decision: Decision, before: Decision | None) -> list[Escalation]:
+    """The escalations ``decision`` records that ``before`` does not (compared by fingerprint, not count:
+    with signed answers the lifecycle writes back only the hops that carry authority)."""
     known = {fingerprint("escalation", decision.id, hop) for hop in (before.escalations if before else [])}
-    return [
-        record_trailer("escalation", decision.id, hop)
-        for hop in decision.escalations
-        if fingerprint("escalation", decision.id, hop) not in known
-    ]
+    return [hop for hop in decision.escalations if fingerprint("escalation", decision.id, hop) not in known]
 
 
 class GitTracker:
@@ -441,8 +438,7 @@ class GitTracker:
             edit.add_edges(decision.id, decision.dependents)
             edit.append_log(log)
             return Change(
-                f"park: created {decision.id}\n\n{_one_line(decision.title, 200)}",
-                [f"Parkbot-Decision: {decision.id}", *_records(decision, None)],
+                f"park: created {decision.id}\n\n{_one_line(decision.title, 200)}", [f"Parkbot-Decision: {decision.id}"]
             )
 
         self.backlog.mutate(change)
@@ -459,12 +455,13 @@ class GitTracker:
             edit.add_edges(decision.id, decision.dependents)
             if log is not None:
                 edit.append_log(log)
-            records = _records(decision, stored)
+            hops = _new_hops(decision, stored)
             overridden = stored is not None and len(decision.overrides) > len(stored.overrides)
+            records = [record_trailer("escalation", decision.id, hop) for hop in hops]
             trailers = [f"Parkbot-Decision: {decision.id}", *records]
-            signed = bool(records) or overridden
-            if stored is not None and len(decision.escalations) > len(stored.escalations):
-                hop = decision.escalations[-1]
+            signed = bool(hops) or overridden
+            if stored is not None and hops:
+                hop = hops[-1]
                 verb = "return" if hop.kind == "return" else "escalate"
                 return Change(f"{verb} {decision.id}: {hop.from_owner} -> {hop.to_owner}", trailers, signed)
             if overridden:

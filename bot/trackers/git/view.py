@@ -59,6 +59,11 @@ class BacklogView:
         self._buckets: dict[str, dict[str, list[str]]] = {}
 
     def damaged(self, path: str, what: str, detail: object = None) -> BackendFailure:
+        """The error for a file that cannot be read as ``what``: it names the file and where to look."""
+        if isinstance(detail, ValidationError) and detail.errors():
+            first = detail.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            detail = f"{where}: {first['msg']}" if where else first["msg"]
         why = f" ({str(detail).splitlines()[0]})" if detail else ""
         return BackendFailure(
             f"{self.ref}:{path} is not {what}{why}: the backlog ref was damaged or edited by hand. "
