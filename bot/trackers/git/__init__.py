@@ -1,7 +1,7 @@
 """The embedded git backlog: decisions stored on a ref of the repository itself.
 
 Decisions live on their own ref (``refs/parkbot/backlog`` by default), never on a branch. Every
-change is one commit on that ref, its objects written by git itself (``hash-object``, ``mktree``,
+change is one commit on that ref, its objects written by git itself (``hash-object``,
 ``commit-tree``; read through one ``cat-file --batch``), published with a compare-and-swap of the
 ref. The working tree, the index and ``HEAD`` are never touched, so parking works in a dirty
 checkout, in the middle of a rebase, or in a bare repository; SHA-1 and SHA-256 repositories work

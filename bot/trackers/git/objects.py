@@ -2,10 +2,10 @@
 
 :class:`ObjectStore` reads through one ``git cat-file --batch`` (requests are pipelined, so
 reading ten thousand blobs costs a few hundred round trips, not ten thousand) and writes through
-``git hash-object -w --stdin-paths`` (blobs and unsigned commits) and ``git mktree --batch``
-(trees). Git computes every object id, so the code is the same for SHA-1 and SHA-256
-repositories. Only content-addressed data (trees, a commit's tree) is cached, so nothing here can
-go stale.
+``git hash-object -w --stdin-paths`` (blobs, trees and unsigned commits; parkbot only puts a tree's
+entries in git's order). Git computes every object id and writes every object, so the code is the
+same for SHA-1 and SHA-256 repositories. Only content-addressed data (objects, parsed trees, a
+commit's tree) is cached, so nothing here can go stale.
 
 A :class:`Snapshot` reads one commit of the backlog ref; a :class:`Transaction` stages file
 changes on top of it, and :meth:`Transaction.build` writes the new blobs in one batch and then the
@@ -62,7 +62,7 @@ class ObjectStore:
         self._reader = git.pipe("cat-file", "--batch")
         self._blobs = git.pipe("hash-object", "-w", "--no-filters", "--stdin-paths")
         self._commits = git.pipe("hash-object", "-w", "-t", "commit", "--stdin-paths")
-        self._trees = git.pipe("mktree", "-z", "--missing", "--batch")
+        self._tree_writer = git.pipe("hash-object", "-w", "-t", "tree", "--stdin-paths")
         self._tree_cache: OrderedDict[str, Entries] = OrderedDict()
         self._objects: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
         self._commit_trees: OrderedDict[str, str] = OrderedDict()
@@ -71,7 +71,7 @@ class ObjectStore:
         self.written = 0
 
     def close(self) -> None:
-        for pipe in (self._reader, self._blobs, self._commits, self._trees):
+        for pipe in (self._reader, self._blobs, self._commits, self._tree_writer):
             pipe.close()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
@@ -217,23 +217,29 @@ class ObjectStore:
         _remember(self._commit_trees, commit, tree)
 
     def write_trees(self, trees: Sequence[Entries]) -> list[str]:
-        """Write trees (one batch; git sorts the entries) and return their ids."""
+        """Write trees (one batch) and return their ids.
+
+        The entries are put in git's tree format and order here and hashed and written by
+        ``git hash-object -t tree``, which checks the format. (``git mktree`` looks every entry's
+        object up, through delta chains in packs: 10 ms for the 512 entries of ``decisions/``.)
+        """
         if not trees:
             return []
-        records = []
-        for entries in trees:
-            for name, (mode, oid) in entries.items():
-                if not _ENTRY_NAME.match(name):
-                    raise BackendFailure(f"refusing to write the tree entry name {name!r}")
-                kind = "tree" if mode == TREE_MODE else "commit" if mode == GITLINK_MODE else "blob"
-                records.append(f"{mode:06o} {kind} {oid}\t{name}\0".encode())
-            records.append(b"\0")
-        self._trees.send(b"".join(records))
-        oids = [self._trees.readline().strip().decode("ascii") for _ in trees]
+        oids = self._hash_files(self._tree_writer, [self.encode_tree(entries) for entries in trees])
         for oid, entries in zip(oids, trees, strict=True):
             _remember(self._tree_cache, oid, dict(entries))
-        self.written += len(oids)
         return oids
+
+    @staticmethod
+    def encode_tree(entries: Entries) -> bytes:
+        """A tree object's content: entries sorted as git sorts them (a folder's name as if it ended in ``/``)."""
+        encoded = []
+        for name, (mode, oid) in entries.items():
+            if not _ENTRY_NAME.match(name):
+                raise BackendFailure(f"refusing to write the tree entry name {name!r}")
+            raw = name.encode("utf-8", "surrogateescape")
+            encoded.append((raw + b"/" if mode == TREE_MODE else raw, b"%o %s\0%s" % (mode, raw, bytes.fromhex(oid))))
+        return b"".join(entry for _, entry in sorted(encoded))
 
 
 class Snapshot:

@@ -1,7 +1,7 @@
 """Running git: one-shot commands, and long-lived helpers spoken to over pipes.
 
 Every object of the backlog is read and written by git itself (``cat-file --batch``,
-``hash-object --stdin-paths``, ``mktree --batch``, ``commit-tree``), so SHA-1 and SHA-256
+``hash-object --stdin-paths``, ``commit-tree``), so SHA-1 and SHA-256
 repositories work alike and nothing here knows how objects are encoded. A helper is started on
 first use and kept for the life of the tracker, so a write costs a few pipe round trips instead
 of a process start per object. A helper's errors go to a temporary file, never to a pipe nobody
