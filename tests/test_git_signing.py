@@ -440,3 +440,20 @@ def test_the_signed_contract_harness_signs_as_whoever_acts(tmp_path: Path) -> No
         assert decision.answer.proof.signer == "carol"
     finally:
         h.close()
+
+
+def test_a_precedent_applied_by_an_agent_without_a_key_parks_and_stays_open(world: World) -> None:
+    owner = world.clone("owner", "alice")
+    earlier = "billing-41-decision-refund"
+    ok(parkbot(owner, "park", "-", stdin=needs_input(origin="billing-41").model_dump_json()))
+    ok(parkbot(owner, "resolve", earlier, "--answer", "remaining"))
+    ok(parkbot(owner, "sync"))
+    agent = world.clone("agent", "nobody")
+    ok(parkbot(agent, "sync"))
+    (agent / "agent.yml").write_text(CONFIG + "precedents: apply\n")
+    parked = json.loads(ok(parkbot(agent, "park", "-", "--json", "--config", str(agent / "agent.yml"),
+                                   stdin=needs_input().model_dump_json())).stdout)  # fmt: skip
+    assert parked["precedent"]["decision"] == earlier
+    shown = json.loads(ok(parkbot(agent, "show", DID, "--json", "--config", str(agent / "agent.yml"))).stdout)
+    assert shown["state"] == "open"  # nobody signed the precedent's application: it carries no authority
+    assert shown["problems"] == ["unverified answer by precedent (unsigned)"]

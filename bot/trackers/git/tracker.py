@@ -97,6 +97,12 @@ def _placeholder(raw: str) -> Decision:
     )
 
 
+def _needs_signature(answer: Answer) -> bool:
+    """An answer someone gave must be signed (with ``require_signed``); one applied from a precedent has
+    no one to sign it, so it is written unsigned and carries no authority: the decision stays open."""
+    return answer.kind != "precedent"
+
+
 def _new_hops(decision: Decision, before: Decision | None) -> list[Escalation]:
     """The escalations ``decision`` records that ``before`` does not (compared by fingerprint, not count:
     with signed answers the lifecycle writes back only the hops that carry authority)."""
@@ -509,7 +515,7 @@ class GitTracker:
             return Change(
                 f"resolve {decision.id} (1/4): record answer {_one_line(answer.value)!r} by {answer.by}",
                 [f"Parkbot-Decision: {decision.id}", record_trailer("answer", decision.id, answer)],
-                signed=True,
+                signed=_needs_signature(answer),
             )
 
         self.backlog.mutate(change)
@@ -580,7 +586,7 @@ class GitTracker:
             return Change(
                 f"resolve {decision.id} (4/4): close",
                 [f"Parkbot-Decision: {decision.id}", record_trailer("answer", decision.id, answer)],
-                signed=True,
+                signed=_needs_signature(answer),
             )
 
         self.backlog.mutate(change)
