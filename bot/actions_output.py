@@ -36,13 +36,11 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import IO, Any, Literal
 
-from bot.markdown import escape_html, neutralize_mentions
+from bot.markdown import literal, table_code, truncate
 
 AnnotationLevel = Literal["error", "warning", "notice", "debug"]
 
 _OUTPUT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
-#: Characters with a meaning in Markdown that untrusted text must not use (links, images, emphasis ...).
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
 
 
 # --- workflow commands ---------------------------------------------------------------------------
@@ -123,20 +121,17 @@ def append_summary(path: str | None, markdown: str) -> bool:
 
 
 def md(text: str, limit: int = 500) -> str:
-    """Untrusted text for one Markdown line or table cell: no HTML, no mention, no link, no image."""
-    one = " ".join(str(text).split())
-    if len(one) > limit:
-        one = one[: limit - 1] + "…"
-    return neutralize_mentions(escape_html(_MD_SPECIAL.sub(r"\\\1", one)))
+    """Untrusted text for one Markdown line or table cell: no HTML, no mention, no link, no image.
+
+    :func:`bot.markdown.literal`, on at most ``limit`` characters: a job summary is no place for an
+    agent's essay.
+    """
+    return literal(truncate(" ".join(str(text).split()), limit))
 
 
 def md_code(text: str) -> str:
-    """Untrusted text as inline code (ids, refs): nothing inside renders or pings."""
-    one = " ".join(str(text).split()) or " "
-    longest = max((len(m) for m in re.findall(r"`+", one)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if one.startswith("`") or one.endswith("`") else ""
-    return f"{fence}{pad}{one}{pad}{fence}".replace("|", "\\|")
+    """Untrusted text as inline code (ids, refs) in a line or a table cell: nothing inside renders or pings."""
+    return table_code(str(text))
 
 
 def table(headers: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
@@ -273,8 +268,9 @@ def _gate_state(command: str, data: dict[str, Any] | None, code: int) -> str | N
         gates = (data or {}).get("gates") or []
         states = {g.get("state") for g in gates if isinstance(g, dict)}
         return "blocked" if "blocked" in states else ("open" if states else None)
-    if data and isinstance(data.get("state"), str):
-        return data["state"]
+    state = data.get("state") if data else None
+    if isinstance(state, str):
+        return state
     return "blocked" if code == 1 else ("open" if code == 0 else None)
 
 

@@ -5,20 +5,28 @@ matching lifecycle rule. It never decides anything itself: authorization, answer
 upward-only rule all live in ``bot.core.lifecycle``, so ``/decide`` and ``parkbot resolve`` obey the same
 rules.
 
-* The bot's own comments (anything that starts with a ``<!-- parkbot:`` marker, or written by one
-  of the tracker's ``bot_logins``) and comments without a command are ignored: no reply, no request.
+* The bot's own comments (anything that starts with a ``<!-- parkbot:`` marker) and comments without
+  a command are ignored: no reply, no request.
 * Answers (``/decide``, ``/answer``, ``/default``) go through :func:`bot.core.lifecycle.resolve`, with the
   comment's URL as the answer's ``source``; the resolution comment is the visible confirmation.
 * ``/escalate [to]`` moves the question one level up (:func:`bot.core.lifecycle.escalate`) when the
   config has a hierarchy; ``/return``, ``/accept`` and ``/override <n> <text>`` run their policy rules.
+* Where the tracker keeps comment records (:class:`~bot.core.tracker.CommentRecords`, GitHub), the
+  command must be its author's own words as the backend shows them, not as the event says: a comment
+  written by someone other than the actor, or changed by anyone but its author, is refused; one whose
+  text changed since the event is left to the event of that change.
 * Every refusal (not an owner, unknown option, conflicting answer, not a decision issue, already
   resolved differently, malformed command) is a visible reply on the issue, keyed by the command
   comment's id: handling the same comment again edits that reply instead of adding one, and a
   refusal changes nothing else. Backend failures propagate (exit 4, safe to re-run).
+* The command's comment gets a reaction where the backend can (``CommentReactions``): 👀 as soon as
+  the command is taken up, then 👍 when it is done or 😕 when it is refused. A reaction that fails is
+  logged and changes nothing else.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -29,8 +37,8 @@ from bot.core.commands import ANSWERING, Command, parse
 from bot.core.config import Config
 from bot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused
 from bot.core.models import Decision
-from bot.core.tracker import Tracker
-from bot.markdown import code_span, escape_markdown
+from bot.core.tracker import CommentReactions, CommentRecord, CommentRecords, IssueComments, ReactionContent, Tracker
+from bot.markdown import code_span, escape_markdown, table_cell
 from bot.trackers.github.render import read_marker
 
 Action = Literal[
@@ -42,20 +50,13 @@ Action = Literal[
     "returned",
     "accepted",
     "overridden",
+    "help",
     "refused",
 ]
 
 
-class CommentTracker(Tracker, Protocol):
-    """What the handler needs beyond :class:`Tracker` (the GitHub tracker provides it)."""
-
-    def decision_at(self, number: int) -> Decision | None: ...
-
-    def reply(self, issue_number: int, key: str, text: str) -> Any:
-        """Write or edit the one reply keyed ``key``; ``text`` is Markdown (untrusted parts escaped)."""
-        ...
-
-    def comment_url(self, issue_number: int, comment_id: int | str) -> str: ...
+class CommentTracker(Tracker, IssueComments, Protocol):
+    """A tracker with decision issues to comment on (the GitHub backend)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,11 @@ class CommandResult:
         return data
 
 
+# -- reactions on the command's comment (👀 taken up, 👍 done, 😕 refused) ------------------------------
+
+log = logging.getLogger("parkbot")
+
+
 def handle_comment(
     tracker: CommentTracker,
     config: Config,
@@ -98,6 +104,38 @@ def handle_comment(
     now: datetime | None = None,
 ) -> CommandResult:
     """Run the command in one comment (see the module docstring); ``actor`` is who wrote it, as verified."""
+    taken_up = read_marker(body or "") is None and parse(body or "") is not None
+    if taken_up:
+        _react(tracker, issue_number, comment_id, "eyes")
+    result = _handle(tracker, config, issue_number=issue_number, comment_id=comment_id, body=body, actor=actor, now=now)
+    if taken_up:
+        _react(tracker, issue_number, comment_id, "confused" if result.refused else "+1")
+    return result
+
+
+def _react(tracker: Tracker, issue_number: int, comment_id: int | str, content: ReactionContent) -> None:
+    """A reaction where the backend has them; failing to react never fails the command."""
+    if not isinstance(tracker, CommentReactions):
+        return
+    try:
+        tracker.react(issue_number, comment_id, content)
+    except ParkbotError as exc:
+        log.warning("could not react %s to comment %s on #%s: %s", content, comment_id, issue_number, exc.message)
+
+
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _handle(
+    tracker: CommentTracker,
+    config: Config,
+    *,
+    issue_number: int,
+    comment_id: int | str,
+    body: str,
+    actor: Actor,
+    now: datetime | None = None,
+) -> CommandResult:
     if read_marker(body or "") is not None:
         return CommandResult("ignored", "own_comment")
     author = actor.login
@@ -115,10 +153,17 @@ def handle_comment(
         return CommandResult("refused", reason, command, decision_id, message, replied=True)
 
     if command.error:
-        return refuse("invalid_command", command.error)
+        return refuse("unknown_command" if command.name == "unknown" else "invalid_command", command.error)
     decision = tracker.decision_at(issue_number)
     if decision is None:
         return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
+    if isinstance(tracker, CommentRecords):
+        record = tracker.comment_record(issue_number, comment_id)
+        if record is not None and record.body != body and not record.editor and same_author(record, author):
+            return CommandResult("ignored", "changed_since", command, decision.id)
+        problem = authorship_problem(record, author)
+        if problem is not None:
+            return refuse("not_authorized", problem, decision.id)
     source = tracker.comment_url(issue_number, comment_id)
     try:
         return _run(tracker, config, command, decision, actor, source, issue_number, key, now)
@@ -128,6 +173,26 @@ def handle_comment(
         return refuse(exc.reason, exc.message, decision.id)
     except ParkbotError as exc:  # pragma: no cover - every rule raises one of the above
         return refuse(exc.reason, exc.message, decision.id)
+
+
+def same_author(record: CommentRecord, login: str) -> bool:
+    return record.author.casefold() == login.casefold()
+
+
+def authorship_problem(record: CommentRecord | None, login: str) -> str | None:
+    """Why a comment is not ``login``'s own words as the backend shows them, or None when it is."""
+    if record is None:
+        return "the comment is not there any more"
+    if not same_author(record, login):
+        return (
+            f"the comment was written by {record.author}, not by {login}; only a comment's author's words are a command"
+        )
+    if record.editor:
+        return (
+            f"the comment was changed by {record.editor} after {record.author} wrote it; only a comment's "
+            "author's own words are a command"
+        )
+    return None
 
 
 def _run(
@@ -148,11 +213,19 @@ def _run(
         tracker.reply(issue_number, key, text)
         return CommandResult(action, "ok", command, did, text, replied=True, outcome=outcome)
 
-    if command.name in ANSWERING:
-        assert command.arg is not None
-        outcome = lifecycle.resolve(
-            tracker, config, did, command.arg, actor, command=command.name, source=source, now=now
+    if command.name == "help":
+        rows = lifecycle.help_text(decision)
+        table = "\n".join(f"| {code_span(typed)} | {table_cell(meaning)} |" for typed, meaning in rows)
+        text = (
+            f"What you can type on {code_span(did)} (a new comment, the command at the start of a line):\n\n"
+            f"| Comment | What it does |\n| --- | --- |\n{table}\n\n"
+            "Only the decision's owners, and those above them in the hierarchy, can answer."
         )
+        return confirm("help", text, None)
+    answering = ANSWERING.get(command.name)
+    if answering is not None:
+        assert command.arg is not None
+        outcome = lifecycle.resolve(tracker, config, did, command.arg, actor, command=answering, source=source, now=now)
         if outcome.action == "unchanged":
             return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
         return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)

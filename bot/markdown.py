@@ -5,10 +5,14 @@ job summary or a report it goes through one of these functions so that it
 
 * cannot ping anyone: ``@login`` and ``@org/team`` get a zero-width joiner after the ``@``
   (U+200D); a mention is only linked when a name character follows the ``@`` directly, so the text
-  reads the same but notifies nobody (:func:`neutralize_mentions`);
+  reads the same but notifies nobody. E-mail addresses are left intact: GitHub never links a mention
+  whose ``@`` follows a letter or digit, so ``bob@example.com`` still copies as written
+  (:func:`neutralize_mentions`);
 * cannot inject HTML nor break out of a hidden ``<!-- ... -->`` block: ``&``, ``<`` and ``>`` are
   written as entities (:func:`escape_markdown`);
-* cannot break a table cell or a code fence (:func:`table_cell`, :func:`code_block`).
+* cannot break a table cell or a code fence (:func:`table_cell`, :func:`code_block`);
+* where it must show exactly as written (reports, job summaries), cannot use any Markdown syntax
+  either: no emphasis, no link, no image (:func:`literal`).
 
 All functions are pure and total: any ``str`` in, a ``str`` out.
 """
@@ -20,16 +24,24 @@ import re
 ZWJ = "\u200d"
 ELLIPSIS = "…"
 
-# ``@`` directly followed by a character GitHub accepts at the start of a login.
-_MENTION = re.compile(r"@(?=[A-Za-z0-9_])")
+# Every ``@`` that GitHub could take for the start of a mention: one not preceded by a letter or digit.
+# GitHub links ``@name`` only where the ``@`` does not follow a word character; ``_`` counts as one
+# for GitHub, but not here, because ``_x_@bob`` renders as emphasis followed by a bare ``@bob``. The
+# joiner goes in even when no name follows yet, so that two escaped pieces joined later stay safe.
+_MENTION = re.compile(f"(?<![A-Za-z0-9])@(?!{ZWJ})")
+# Everything that starts Markdown syntax inside a line: emphasis, code, links, images, strikethrough,
+# tables, math, headings. ``&``, ``<`` and ``>`` become entities instead; list markers matter only
+# at the start of a line (:data:`_LIST_START`).
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+!|~$])")
+_LIST_START = re.compile(r"^(?:(\d{1,9})([.)])|([-=]))")
+_SAFE_URL = re.compile(r"^https?://[^\s<>()\[\]`\\\"']+$", re.IGNORECASE)
 
 
 def neutralize_mentions(text: str) -> str:
     """``@alice`` -> ``@\u200dalice``: reads the same, notifies nobody (``@org/team`` too).
 
-    Every ``@`` followed by a name character is neutralized, also inside words (``a@b``): GitHub's
-    rule for where a mention starts is not documented precisely, and an invisible joiner in an
-    e-mail address costs nothing.
+    ``bob@example.com`` is left as it is (GitHub does not link a mention inside a word), so e-mail
+    addresses copy intact. Running it twice changes nothing more.
     """
     return _MENTION.sub("@" + ZWJ, text)
 
@@ -42,6 +54,28 @@ def escape_html(text: str) -> str:
 def escape_markdown(text: str) -> str:
     """Untrusted text for a Markdown paragraph: no HTML, no mention. Markdown emphasis is kept."""
     return neutralize_mentions(escape_html(text))
+
+
+def literal(text: str) -> str:
+    """Untrusted text shown exactly as written, on one line: every Markdown character escaped too.
+
+    Safe in a paragraph, a list item, a heading and a table cell: no emphasis, no link, no image, no
+    HTML, no mention, no line break, no bare ``|``.
+    """
+    one = _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
+    one = _LIST_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", one)
+    return escape_markdown(one)
+
+
+def link(label: str, url: str | None) -> str:
+    """``[label](url)`` for an ``http(s)`` URL without spaces or brackets; ``label`` alone otherwise.
+
+    ``label`` must already be safe Markdown (built with this module); the URL is not untrusted text
+    but a backend's address, and anything that does not look like one is left out rather than escaped.
+    """
+    if not url or not _SAFE_URL.match(url):
+        return label
+    return f"[{label}]({url})"
 
 
 def table_cell(text: str) -> str:
@@ -61,6 +95,12 @@ def code_span(text: str) -> str:
     fence = "`" * (longest + 1)
     pad = " " if one_line.startswith("`") or one_line.endswith("`") else ""
     return f"{fence}{pad}{one_line}{pad}{fence}"
+
+
+def table_code(text: str) -> str:
+    """:func:`code_span` for a table cell: GitHub ends a cell at any bare ``|``, even inside code, and
+    reads ``\\|`` there as ``|``."""
+    return code_span(text).replace("|", "\\|")
 
 
 def code_block(text: str, lang: str = "") -> str:

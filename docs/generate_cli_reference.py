@@ -1,7 +1,7 @@
 """Regenerate docs/cli.md from the commands' own --help, so the reference cannot drift from the code.
 
-    python docs/generate_cli_reference.py        # rewrite docs/cli.md
-    python docs/generate_cli_reference.py --check  # exit 1 if docs/cli.md is stale (run by the tests)
+python docs/generate_cli_reference.py        # rewrite docs/cli.md
+python docs/generate_cli_reference.py --check  # exit 1 if docs/cli.md is stale (run by the tests)
 """
 
 from __future__ import annotations
@@ -35,13 +35,21 @@ from `GITHUB_TOKEN`, `GITHUB_REPOSITORY` and `GITHUB_API_URL`.
 | 3 | refused by a lifecycle rule: identity collision, reopening a resolved decision, a conflicting answer, not an owner, a question budget reached, a sideways escalation |
 | 4 | backend failure after bounded retries: safe to run the same command again |
 
-With `--json`, a failure prints `{"error": <reason>, "message": ..., "exit_code": ...}` on stdout as well.
+With `--json`, every outcome is exactly one JSON object on stdout: the command's result, or for any
+failure `{"error": <reason>, "message": ..., "exit_code": ...}` (the message is on stderr as well).
+Usage errors that click reports (an unknown option, a missing argument, a malformed value such as
+`--timeout nan`) are exit 2 with `"error": "usage"`. The Python API (`from bot import Backlog`) and
+`parkbot mcp` return the same objects; see [agents.md](agents.md).
+
+Durations (`wait --timeout`, `report --since`, `list --answered-since`) are written `90s`, `10m`,
+`1m30s`, `2h`, `7d`; `--since` and `--answered-since` also take an ISO date.
 
 ## `--json` output of `park` and `show` (contract)
 
 `park` prints at least `id` (the derived decision id), `action` (`created`, `updated`, `unchanged`) and
-where the decision lives (`number` and `url` on GitHub, `ref` and `path` in git). `show` adds `state`
-(`open`, `resolved`, `abandoned`), `owner`, `answer` and `dependents`.
+where the decision lives (`number` and `url` on GitHub, `ref` and `path` in git; the other two are
+`null`). `show` adds `state` (`open`, `resolved`, `abandoned`), `owner`, `answer` and `dependents`.
+`wait` and `resume` print the same resume context (`state`, `answer`, `assumption`, `work_so_far`, ...).
 """
 
 
@@ -49,10 +57,18 @@ def render() -> str:
     parts = [INTRO]
     ctx = click.Context(cli, info_name="parkbot", terminal_width=100, max_content_width=100)
     parts.append("## parkbot\n\n```text\n" + cli.get_help(ctx) + "\n```\n")
-    for name in sorted(cli.commands):
-        command = cli.commands[name]
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None, name
         sub = click.Context(command, parent=ctx, info_name=name, terminal_width=100, max_content_width=100)
         parts.append(f"## parkbot {name}\n\n```text\n{command.get_help(sub)}\n```\n")
+        if isinstance(command, click.Group):
+            for child_name in sorted(command.commands):
+                child = command.commands[child_name]
+                inner = click.Context(
+                    child, parent=sub, info_name=child_name, terminal_width=100, max_content_width=100
+                )
+                parts.append(f"## parkbot {name} {child_name}\n\n```text\n{child.get_help(inner)}\n```\n")
     return "\n".join(parts)
 
 

@@ -5,6 +5,7 @@ Plain functions and constants; the ``fake`` and ``tracker`` fixtures in ``tests/
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,7 +20,7 @@ NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 #: The id of the decision :func:`needs_input` files.
 DID = "billing-42-decision-refund"
 CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol"}, precedents="off")
-#: The commit-status context of the gate.
+#: The name of the gate: its check run, and the commit status of ``gate.publish: status``.
 STATUS = "parkbot/decisions"
 
 
@@ -55,3 +56,46 @@ def needs_input(**changes: Any) -> NeedsInput:
     parsed = parse_result(needs_input_data(**changes))
     assert isinstance(parsed, NeedsInput)
     return parsed
+
+
+def labels_listed(fake: FakeGitHub) -> list[str]:
+    """The label each logged listing asked for: REST's ``labels=`` or the GraphQL ``$labels``, in order."""
+    out: list[str] = []
+    for request in fake.requests:
+        if request.path.endswith("/graphql") and isinstance(request.body, dict):
+            labels = (request.body.get("variables") or {}).get("labels")
+            if labels:
+                out.append(",".join(labels))
+        elif "labels" in request.query and request.method == "GET":
+            out.append(request.query["labels"])
+    return out
+
+
+def operations(fake: FakeGitHub) -> list[str]:
+    """``"METHOD /path"`` of each logged request, with ``graphql/<operation>`` for GraphQL ones."""
+    return [
+        f"{r.method} {r.path}" + (f" {op}" if op and op.startswith("graphql") else "")
+        for r, op in zip(fake.requests, fake.operations, strict=True)
+    ]
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The gate parkbot last published on a commit, in commit-status words whatever its form.
+
+    ``state``: ``pending`` (a check run in progress), ``success`` or ``failure``; ``description``: the
+    check run's title and summary (or the status's description); ``conclusion``: the check run's.
+    """
+
+    state: str
+    description: str
+    conclusion: str | None = None
+
+
+def gate_of(fake: FakeGitHub, sha: str, *, app: str | None = None) -> Gate | None:
+    """The latest ``parkbot/decisions`` check run on ``sha`` by parkbot's App (``fake.login``), or None."""
+    run = fake.check_of(sha, STATUS, app=app or fake.login)
+    if run is None:
+        return None
+    state = "pending" if run.status != "completed" else ("success" if run.conclusion == "success" else "failure")
+    return Gate(state, f"{run.title}\n{run.summary}", run.conclusion)

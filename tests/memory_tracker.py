@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from bot.core.authority import Actor
 from bot.core.errors import ConcurrentChange
 from bot.core.models import Answer, Decision, LogEntry
-from bot.core.tracker import DependentState, GateResult, Location, Role
+from bot.core.tracker import DependentState, GateResult, Location, ReactionContent, Role
 
 
 class MemoryTracker:
@@ -30,6 +30,8 @@ class MemoryTracker:
         #: Repository roles and the authors of dependents, for the authorization rules.
         self.roles: dict[str, Role] = {}
         self.authors: dict[str, str] = {}
+        #: Reactions given to comments: (issue number, comment id, content), in order.
+        self.reactions: list[tuple[int, str, ReactionContent]] = []
 
     def default_owner(self) -> str:
         return self.owner
@@ -129,3 +131,12 @@ class MemoryTracker:
 
     def dependent_authors(self, decision: Decision) -> frozenset[str]:
         return frozenset(self.authors[t].casefold() for t in decision.dependents if t in self.authors)
+
+    # -- capabilities -------------------------------------------------------------------------------
+
+    def last_seen(self, decision_id: str) -> Decision | None:
+        return self.items.get(decision_id)
+
+    def react(self, issue_number: int, comment_id: int | str, content: ReactionContent) -> None:
+        if (issue_number, str(comment_id), content) not in self.reactions:
+            self.reactions.append((issue_number, str(comment_id), content))

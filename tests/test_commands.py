@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.commands import Command, parse, parse_all
+from bot.core.commands import COMMAND_NAMES, Command, parse, parse_all
 
 
 @pytest.mark.parametrize(
@@ -56,8 +56,16 @@ def test_override_takes_its_paragraph() -> None:
         "<!-- /decide full_original -->",
         "please /decide full_original",
         "`/decide full_original`",
-        "/decided full_original",
         "/usr/bin/env is a path",
+        "- /decide full_original",
+        "1. /decide full_original",
+        "# /decide full_original",
+        "| option |\n| --- |\n| /decide full_original |",
+        "*/decide full_original*",
+        "[/decide full_original](https://example.com)",
+        "<div>\n/decide full_original\n</div>",
+        "text <!-- a\n/decide full_original -->",
+        "> q\n/decide full_original",
         "",
     ],
 )
@@ -110,7 +118,84 @@ def test_render_round_trips() -> None:
 def test_parser_never_crashes(body: str) -> None:
     found = parse_all(body)
     for command in found:
-        assert command.name in {"decide", "answer", "default", "escalate", "return", "accept", "override"}
+        assert command.name in set(COMMAND_NAMES)
+
+
+# --- structure as rendered: the cases a line-based reading got wrong --------------------------------
+
+
+def test_a_valid_command_is_ok_and_carries_no_error() -> None:
+    found = parse("/decide a")
+    assert found is not None
+    assert found.ok
+    assert found.error is None
+
+
+def test_a_command_after_a_quoted_line_counts_when_a_blank_line_ends_the_quote() -> None:
+    """A line right after a quote continues the quote (as rendered); after a blank line it is a command."""
+    assert parse("> q\n/decide a") is None
+    assert parse("> q\n\n/decide a") == Command("decide", arg="a", line=3)
+
+
+def test_later_lines_still_count_after_a_quoted_paragraph() -> None:
+    assert [c.arg for c in parse_all("> q\n\nsee above\n/decide a\n/decide b")] == ["a", "b"]
+
+
+def test_a_quote_right_after_answer_is_not_part_of_the_answer() -> None:
+    assert parse("/answer yes\n> what they said") == Command("answer", arg="yes")
+
+
+def test_an_indented_line_after_answer_continues_the_answer() -> None:
+    assert parse("/answer first\n    second") == Command("answer", arg="first\nsecond")
+
+
+def test_a_command_line_ends_the_answer_and_is_a_command_of_its_own() -> None:
+    assert parse_all("/answer yes\nmore\n/escalate") == [
+        Command("answer", arg="yes\nmore"),
+        Command("escalate", line=3),
+    ]
+
+
+def test_lines_after_a_multi_line_html_comment_keep_their_numbers() -> None:
+    assert parse("<!--\nhidden\n-->\n/decide a") == Command("decide", arg="a", line=4)
+
+
+def test_lone_carriage_returns_end_lines() -> None:
+    assert parse("thanks\r/decide a") == Command("decide", arg="a", line=2)
+
+
+def test_a_fence_whose_info_holds_a_backtick_is_no_fence() -> None:
+    """CommonMark: a backtick fence's info string cannot hold a backtick, so that line opens no code block;
+    the next line renders as plain text and is a command (as the owner sees it)."""
+    assert parse("``` a`b\n/decide a\n```") == Command("decide", arg="a", line=2)
+    assert parse("~~~ a`b\n/decide a\n~~~") is None  # a tilde fence may hold one
+
+
+def test_help_takes_no_argument() -> None:
+    assert parse("/help") == Command("help")
+    found = parse("/help me")
+    assert found is not None
+    assert found.error == "/help takes no argument"
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("/decid full", "decide"), ("/Escalte", "escalate"), ("/acept", "accept")])
+def test_a_near_miss_is_an_error_naming_the_closest_command_and_the_list(typo: str, meant: str) -> None:
+    assert parse_all(typo) == []
+    found = parse(typo)
+    assert found is not None
+    assert found.name == "unknown"
+    assert f"did you mean /{meant}?" in (found.error or "")
+    assert "/decide, /answer, /default, /escalate, /return, /accept, /override, /help" in (found.error or "")
+    assert found.render() == typo.split()[0]
+
+
+def test_a_real_command_wins_over_an_earlier_near_miss() -> None:
+    assert parse("/decid a\n/decide b") == Command("decide", arg="b", line=2)
+
+
+@pytest.mark.parametrize("word", ["/usr/bin", "/tmp", "/x", "/etc/hosts is fine"])
+def test_words_that_are_not_near_a_command_are_plain_text(word: str) -> None:
+    assert parse(word) is None
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200))

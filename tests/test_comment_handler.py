@@ -202,3 +202,32 @@ def test_mentions_in_replies_do_not_ping(fake: FakeGitHub, number: int) -> None:
 def test_only_decision_issues_count(fake: FakeGitHub, number: int) -> None:
     fake.issues[number].labels.remove(DECISION_LABEL)
     assert comment(fake, number, "/decide full_original").reason == "not_a_decision"
+
+
+# --- comments that help ---------------------------------------------------------------------------
+
+
+def test_help_lists_the_options_with_the_exact_command_to_type(fake: FakeGitHub, number: int) -> None:
+    outcome = comment(fake, number, "/help", author="mallory")  # anyone may ask; it changes nothing
+    assert outcome.action == "help"
+    (reply,) = replies(fake, number)
+    assert "`/decide remaining_three`" in reply
+    assert "`/decide full_original`" in reply
+    assert "`/escalate`" in reply
+    assert fake.issues[number].state == "open"
+
+
+def test_a_misspelt_command_gets_one_reply_with_the_closest_match(fake: FakeGitHub, number: int) -> None:
+    outcome = comment(fake, number, "/decid full_original")
+    assert outcome.refused
+    assert outcome.reason == "unknown_command"
+    (reply,) = replies(fake, number)
+    assert "did you mean /decide?" in reply
+    assert "/help" in reply
+    assert fake.issues[number].state == "open"
+
+
+def test_a_misspelt_option_is_refused_naming_the_closest_option(fake: FakeGitHub, number: int) -> None:
+    outcome = comment(fake, number, "/decide full_orignal")
+    assert outcome.refused
+    assert "did you mean 'full_original'?" in outcome.message

@@ -64,18 +64,25 @@ def test_action_outputs_come_from_the_run_step() -> None:
         assert outputs[name]["description"].strip()
 
 
-def test_action_installs_itself_with_a_pinned_setup_python_and_a_cache() -> None:
+def test_action_caches_its_virtual_environment_and_installs_from_the_lock() -> None:
     text = ACTION.read_text(encoding="utf-8")
-    assert '"${GITHUB_ACTION_PATH}/../.."' in text
-    assert "--constraint" in text
-    assert (ACTION.parent / "constraints.txt").is_file()
     for line in uses_lines(ACTION):
         ref = line.split("uses:", 1)[1].split("#")[0].strip()
         assert PINNED.match(ref), line
         assert VERSION_COMMENT.search(line), line
     assert "actions/setup-python@" in text
-    assert "actions/cache@" in text
-    assert "pyproject.toml" in text
+    steps = {step.get("id"): step for step in steps_of(load(ACTION))}
+    cache = next(step for step in steps_of(load(ACTION)) if str(step.get("uses", "")).startswith("actions/cache@"))
+    assert cache["with"] == {
+        "path": "${{ steps.cache-key.outputs.venv }}",
+        "key": "${{ steps.cache-key.outputs.key }}",
+        "restore-keys": "${{ steps.cache-key.outputs.deps-key }}-",
+    }
+    assert "venv_key.py" in steps["cache-key"]["run"]
+    assert "install.sh" in steps["install"]["run"]
+    assert steps["run"]["env"]["PARKBOT_PYTHON"] == "${{ steps.install.outputs.python }}"
+    assert (ACTION.parent / "requirements.lock").is_file()
+    assert not (ACTION.parent / "constraints.txt").exists()
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
@@ -103,20 +110,61 @@ def test_workflows_are_least_privilege_and_pinned(path: Path) -> None:
         assert VERSION_COMMENT.search(line), line
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "docs" / "workflows").glob("*.yml")), ids=lambda p: p.name)
+FORK_GATE = ROOT / "docs" / "workflows" / "gate-fork-pull-requests.yml"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(set((ROOT / "docs" / "workflows").glob("*.yml")) - {FORK_GATE}), ids=lambda p: p.name
+)
 def test_examples_serialize_runs_per_item(path: Path) -> None:
     group = load(path)["concurrency"]["group"]
     assert group == ("parkbot-${{ github.event.issue.number || github.event.pull_request.number || github.ref }}")
 
 
-def test_the_four_examples_exist_with_their_triggers() -> None:
+def test_the_fork_gate_serializes_runs_per_fork_branch() -> None:
+    # A workflow_run event names no pull request; one fork branch is one pull request.
+    concurrency = load(FORK_GATE)["concurrency"]
+    assert concurrency["group"] == (
+        "parkbot-fork-${{ github.event.workflow_run.head_repository.full_name }}-"
+        "${{ github.event.workflow_run.head_branch }}"
+    )
+    assert concurrency["cancel-in-progress"] is False
+
+
+def test_the_examples_exist_with_their_triggers() -> None:
     triggers = {p.name: set(load(p)["on"]) for p in (ROOT / "docs" / "workflows").glob("*.yml")}
     assert triggers == {
         "answer-decisions.yml": {"issue_comment", "issues"},
         "gate-pull-requests.yml": {"pull_request", "merge_group", "status"},
+        "gate-fork-pull-requests.yml": {"workflow_run"},
         "park-from-agent-branches.yml": {"push"},
         "nightly-reconcile.yml": {"schedule", "workflow_dispatch"},
     }
+
+
+def test_the_fork_gate_never_checks_out_or_runs_the_forks_code() -> None:
+    data = load(FORK_GATE)
+    gate = load(ROOT / "docs" / "workflows" / "gate-pull-requests.yml")
+    assert data["on"]["workflow_run"] == {"workflows": [gate["name"]], "types": ["completed"]}
+    (job,) = data["jobs"].values()
+    # Only for runs of pull requests from forks; the ordinary gate skips exactly those.
+    condition = " ".join(job["if"].split())
+    assert "github.event.workflow_run.event == 'pull_request'" in condition
+    assert "github.event.workflow_run.head_repository.full_name != github.repository" in condition
+    assert "github.event.pull_request.head.repo.full_name == github.repository" in " ".join(
+        gate["jobs"]["parkbot"]["if"].split()
+    )
+    steps = job["steps"]
+    # One step, the parkbot action with its defaults: handle-event on the workflow_run event.
+    assert [step.get("uses", "").split("@")[0] for step in steps] == ["OWNER/REPO/actions/parkbot"]
+    assert all("run" not in step and "with" not in step for step in steps)
+    text = FORK_GATE.read_text(encoding="utf-8")
+    code = "\n".join(line.split("#")[0] for line in text.splitlines())  # what runs, without the comments
+    assert "actions/checkout" not in code
+    assert "head_sha" not in code
+    assert "pull_request_target" not in code
+    assert set(job["permissions"]) == {"contents", "issues", "pull-requests", "checks"}
+    assert job["permissions"]["contents"] == "read"
 
 
 def test_ci_self_tests_the_action() -> None:

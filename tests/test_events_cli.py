@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from bot.cli.events import EVENT_COMMANDS
 from bot.cli.events import handle_event as command
-from tests.github_support import DID, TOKEN
+from tests.github_support import DID, TOKEN, gate_of
 from tests.test_events_support import (
     HOSTILE,
     labels_of,
@@ -213,4 +213,4 @@ def test_hostile_file_name_on_a_push_stays_inside_its_own_text(fake: Any, tmp_pa
     assert "decision-id" in out
     assert out["exit-code"] == "2"
     assert "\n::set-output" not in summary(tmp_path)
-    assert fake.status_of(sha, "parkbot/decisions").state == "failure"
+    assert gate_of(fake, sha).state == "failure"

@@ -13,7 +13,7 @@ from bot.core.models import Answer
 from bot.events.merge_group import queued_pulls
 from bot.trackers.github import RESOLVED_LABEL
 from tests.fakegithub.state import fake_sha
-from tests.github_support import CONFIG, DID, STATUS, make_tracker
+from tests.github_support import CONFIG, DID, STATUS, gate_of, make_tracker
 from tests.test_events_support import park, run, webhook, with_repository
 
 
@@ -45,10 +45,10 @@ def test_blocked_pull_request_cannot_pass_the_merge_queue(fake: Any) -> None:
     payload, head_sha = merge_group_event(fake, pull.number)
     outcome = run(fake, "merge_group", payload)
     assert outcome.gate_state == "blocked"
-    posted = fake.status_of(head_sha, STATUS)
+    posted = gate_of(fake, head_sha)
     assert posted.state == "failure"
     assert DID in posted.description
-    assert fake.status_of(pull.pull.head_sha, STATUS) is None  # the queue commit, not the PR head
+    assert gate_of(fake, pull.pull.head_sha) is None  # the queue commit, not the PR head
 
 
 def test_merge_queue_commit_of_an_unblocked_pull_request_passes(fake: Any) -> None:
@@ -56,7 +56,7 @@ def test_merge_queue_commit_of_an_unblocked_pull_request_passes(fake: Any) -> No
     payload, head_sha = merge_group_event(fake, pull.number)
     outcome = run(fake, "merge_group", payload)
     assert outcome.gate_state == "open"
-    assert fake.status_of(head_sha, STATUS).state == "success"
+    assert gate_of(fake, head_sha).state == "success"
 
 
 def test_queue_ref_parsing() -> None:
@@ -92,7 +92,7 @@ def test_rerequested_parkbot_check_regates_its_pull_requests(fake: Any) -> None:
     _, pull = blocked_pull(fake)
     outcome = run(fake, "check_run", check_run_event(fake, pull))
     assert outcome.gate_state == "blocked"
-    assert fake.status_of(pull.pull.head_sha, STATUS).state == "pending"
+    assert gate_of(fake, pull.pull.head_sha).state == "pending"
 
 
 def test_other_check_runs_and_fork_check_runs_make_no_request(fake: Any) -> None:
@@ -119,7 +119,7 @@ def test_hand_set_status_is_evaluated_again(fake: Any) -> None:
     fake.statuses.clear()
     outcome = run(fake, "status", status_event(fake, sha, "refund-flow"))
     assert outcome.gate_state == "blocked"
-    assert fake.status_of(sha, STATUS).state == "pending"
+    assert gate_of(fake, sha).state == "pending"
 
 
 def test_own_and_foreign_statuses_make_no_request(fake: Any) -> None:
@@ -157,8 +157,8 @@ def test_reconcile_finishes_half_done_resolutions_and_regates(fake: Any, event: 
     assert ("resolved", DID) in kinds
     assert fake.issues[number].state == "closed"
     assert RESOLVED_LABEL in fake.issues[number].labels
-    assert fake.status_of(pull.pull.head_sha, STATUS).state == "success"
-    assert fake.status_of(second.pull.head_sha, STATUS).state == "pending"
+    assert gate_of(fake, pull.pull.head_sha).state == "success"
+    assert gate_of(fake, second.pull.head_sha).state == "pending"
     assert outcome.exit_code == 0
 
 

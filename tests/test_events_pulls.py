@@ -12,7 +12,7 @@ from bot.core import lifecycle
 from bot.core.authority import Actor
 from bot.core.errors import InvalidInput
 from tests.git_helpers import make_repo, run_git
-from tests.github_support import CONFIG, DID, STATUS, make_tracker, needs_input_data
+from tests.github_support import CONFIG, DID, gate_of, make_tracker, needs_input_data
 from tests.test_events_support import park, run, webhook, with_repository
 
 
@@ -48,7 +48,7 @@ def test_pull_request_blocked_by_a_decision_is_pending(fake: Any, action: str) -
     outcome = run(fake, "pull_request", pr_event(fake, pull.number, action))
     assert outcome.gate_state == "blocked"
     assert outcome.decision_id == DID
-    assert fake.status_of(pull.pull.head_sha, STATUS).state == "pending"
+    assert gate_of(fake, pull.pull.head_sha).state == "pending"
 
 
 def test_gate_opens_once_the_decision_is_resolved(fake: Any) -> None:
@@ -59,7 +59,7 @@ def test_gate_opens_once_the_decision_is_resolved(fake: Any) -> None:
     fake.push(pull.number)
     outcome = run(fake, "pull_request", pr_event(fake, pull.number, "synchronize"))
     assert outcome.gate_state == "open"
-    assert fake.status_of(fake.issues[pull.number].pull.head_sha, STATUS).state == "success"
+    assert gate_of(fake, fake.issues[pull.number].pull.head_sha).state == "success"
 
 
 def test_title_only_edit_makes_no_request(fake: Any) -> None:
@@ -115,7 +115,7 @@ def test_agent_pull_request_without_inventory_fails(fake: Any, repo: Path) -> No
     outcome = run(fake, "pull_request", pr_event(fake, pull.number, "synchronize"), repo_path=repo)
     assert outcome.gate_state == "failure"
     assert outcome.exit_code == 1
-    posted = fake.status_of(sha, STATUS)
+    posted = gate_of(fake, sha)
     assert posted.state == "failure"
     assert "no inventory" in posted.description
 
@@ -125,14 +125,14 @@ def test_agent_pull_request_with_inventory_gets_the_plain_gate(fake: Any, repo: 
     pull = fake.add_pull(title="Agent work", head_ref="agent/billing-42", head_sha=sha, body="")
     outcome = run(fake, "pull_request", pr_event(fake, pull.number), repo_path=repo)
     assert outcome.gate_state == "open"
-    assert fake.status_of(sha, STATUS).state == "success"
+    assert gate_of(fake, sha).state == "success"
 
 
 def test_agent_pull_request_whose_head_is_not_checked_out_fails_closed(fake: Any, repo: Path) -> None:
     pull = fake.add_pull(title="Agent work", head_ref="agent/billing-42", head_sha="4" * 40, body="")
     outcome = run(fake, "pull_request", pr_event(fake, pull.number), repo_path=repo)
     assert outcome.gate_state == "failure"
-    assert "check out the pull request head" in fake.status_of("4" * 40, STATUS).description
+    assert "check out the pull request head" in gate_of(fake, "4" * 40).description
 
 
 def test_fork_branch_named_like_an_agent_branch_is_a_plain_pull_request(fake: Any, repo: Path) -> None:
@@ -157,7 +157,7 @@ def test_pull_request_opened_after_the_push_is_blocked_by_what_the_push_parked(f
     pull = fake.add_pull(title="Agent work", head_ref="agent/billing-42", head_sha=sha, body="")
     outcome = run(fake, "pull_request", pr_event(fake, pull.number), repo_path=repo)
     assert outcome.gate_state == "blocked"
-    assert fake.status_of(sha, STATUS).state == "pending"
+    assert gate_of(fake, sha).state == "pending"
     assert f"decision:{DID}" in fake.issues[pull.number].labels  # the link is recorded for later gates
     lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
-    assert fake.status_of(sha, STATUS).state == "success"
+    assert gate_of(fake, sha).state == "success"

@@ -12,9 +12,9 @@ import pytest
 from bot.core.authority import Actor
 from bot.core.config import Config, Owners, Paths
 from bot.core.errors import InvalidInput
-from bot.events.push import branch_origin, parse_inventory
+from bot.core.filing import branch_origin, parse_inventory
 from tests.git_helpers import make_repo, run_git
-from tests.github_support import CONFIG, DID, STATUS, make_tracker, needs_input_data
+from tests.github_support import CONFIG, DID, gate_of, make_tracker, needs_input_data
 from tests.test_events_support import HOSTILE, run, webhook, with_repository
 
 AGENT = "agent/billing-42"
@@ -60,7 +60,7 @@ def push_event(fake: Any, branch: str, sha: str, **changes: Any) -> dict[str, An
 
 
 def status(fake: Any, sha: str) -> Any:
-    return fake.status_of(sha, STATUS)
+    return gate_of(fake, sha)
 
 
 def test_parks_what_the_pushed_commit_holds_not_the_working_tree(fake: Any, repo: Path) -> None:

@@ -6,10 +6,13 @@ from typing import Any
 
 import pytest
 
+from bot.backends import Backend
+from bot.core.config import Config, Owners
 from bot.core.errors import InvalidInput
 from bot.events import ROUTER, EventOutcome, handle_event, parse_payload
 from bot.events.base import Context, Event, Item, is_bot
 from bot.events.router import Router
+from tests.memory_tracker import MemoryTracker
 
 
 def test_register_by_event_and_action_and_compose() -> None:
@@ -52,6 +55,7 @@ def test_the_routing_table() -> None:
         "schedule": [None],
         "status": [None],
         "workflow_dispatch": [None],
+        "workflow_run": ["completed"],
     }
 
 
@@ -130,14 +134,18 @@ def test_outcome_summaries() -> None:
     }
 
 
-def test_context_accepts_a_bare_tracker_and_reads_its_config() -> None:
-    class Bare:
-        def read_config_text(self, path: str) -> str:
-            assert path == ".github/parkbot.yml"
-            return "owners:\n  default: zoe\n"
+def test_context_opens_the_backend_only_when_a_handler_asks() -> None:
+    opened: list[int] = []
+    tracker = MemoryTracker()
+    config = Config(owners=Owners(default="zoe"))
 
-    ctx = Context(Bare)
+    def factory() -> Backend:
+        opened.append(1)
+        return Backend("git", tracker, config)  # type: ignore[arg-type]
+
+    ctx = Context(factory)
     assert not ctx.opened
     assert ctx.config.owners.default == "zoe"
-    assert isinstance(ctx.tracker, Bare)
+    assert ctx.tracker is tracker
     assert ctx.opened
+    assert opened == [1]

@@ -130,16 +130,22 @@ def test_issue_create_autocreates_labels_and_list_filters(repo: Any, fake: FakeG
     assert (b.state, b.state_reason, b.closed_at) == ("open", "reopened", None)
 
 
+def _labels(gh_issue: Any, method: str, names: list[str]) -> None:
+    """Add (POST) or set (PUT) labels in the object form GitHub's description has."""
+    gh_issue._requester.requestJsonAndCheck(method, f"{gh_issue.url}/labels", input={"labels": names})
+
+
 def test_issue_edit_labels_and_assignees(repo: Any, fake: FakeGitHub) -> None:
     iss = repo.create_issue("T", labels=["a", "b"])
-    iss.add_to_labels("c")
+    _labels(iss, "POST", ["c"])
     iss.remove_from_labels("a")
     assert [x.name for x in iss.get_labels()] == ["b", "c"]
-    iss.set_labels("z")
+    _labels(iss, "PUT", ["z"])
     assert fake.issues[iss.number].labels == ["z"]
     iss.delete_labels()
     assert fake.issues[iss.number].labels == []
-    iss.add_to_labels("z")
+    _labels(iss, "PUT", [])  # documented in prose: an empty array removes every label
+    _labels(iss, "POST", ["z"])
     with pytest.raises(GithubException) as exc:
         iss.remove_from_labels("nope")
     assert exc.value.status == 404
@@ -153,6 +159,17 @@ def test_issue_edit_labels_and_assignees(repo: Any, fake: FakeGitHub) -> None:
         ["q"],
         ["carol"],
     )
+
+
+@pytest.mark.parametrize(("method", "call"), [("POST", "add_to_labels"), ("PUT", "set_labels")])
+def test_bare_label_arrays_are_not_in_githubs_description(repo: Any, fake: FakeGitHub, method: str, call: str) -> None:
+    """PyGithub sends ``["c"]``; GitHub's published description has only ``{"labels": ["c"]}``."""
+    iss = repo.create_issue("T", labels=["a"])
+    with pytest.raises(OpenAPIViolation, match="labels"):
+        getattr(iss, call)("c")
+    assert fake.issues[iss.number].labels == ["a"]
+    assert fake.requests[-1].method == method
+    fake.openapi_violations.clear()
 
 
 def test_issue_title_and_body_limits_are_422_and_change_nothing(repo: Any, fake: FakeGitHub) -> None:
@@ -345,8 +362,12 @@ def test_repository_permissions_and_users(gh: Github, repo: Any, fake: FakeGitHu
     assert repo.get_collaborator_permission("alice") == "admin"
     assert repo.get_collaborator_permission("tri") == "read"
     assert repo.get_collaborator_role_name("tri") == "triage"
-    me = gh.get_user()
-    assert (me.login, me.type) == ("parkbot[bot]", "Bot")
+    with pytest.raises(GithubException) as denied:
+        gh.get_user().login  # noqa: B018 - an App installation token is no user (GraphQL's viewer answers)
+    assert denied.value.status == 403
+    fake.add_token("ghp_alice", "alice")
+    me = make_client(fake, "ghp_alice").get_user()
+    assert (me.login, me.type) == ("alice", "User")
     assert gh.get_user("alice").login == "alice"
     with pytest.raises(UnknownObjectException):
         gh.get_user("nobody-ever-seen").login  # noqa: B018
@@ -637,3 +658,72 @@ def test_webhook_fixtures_have_the_keys_bots_read(stem: str) -> None:
                "check_run.pull_requests")  # fmt: skip
     assert prs
     assert prs[0]["head"]["sha"]
+
+
+# --------------------------------------------------------------------------- check runs
+
+
+def _check(gh: Github, **body: Any) -> Any:
+    _, data = gh.requester.requestJsonAndCheck("POST", "/repos/acme/widgets/check-runs", input=body)
+    return data
+
+
+def test_only_github_apps_create_check_runs(fake: FakeGitHub, gh: Github) -> None:
+    sha = fake.add_commit(message="work").sha
+    run = _check(
+        gh, name="parkbot/decisions", head_sha=sha, status="in_progress", output={"title": "t", "summary": "s"}
+    )
+    assert (run["status"], run["conclusion"], run["app"]["slug"]) == ("in_progress", None, "parkbot")
+    fake.add_token("ghp_mallory", "mallory", kind="personal")
+    with pytest.raises(GithubException) as denied:
+        _check(make_client(fake, "ghp_mallory"), name="parkbot/decisions", head_sha=sha, conclusion="success")
+    assert denied.value.status == 403
+    assert "GitHub App" in str(denied.value)
+    assert [r.conclusion for r in fake.check_runs] == [None]
+
+
+def test_check_run_rules(fake: FakeGitHub, gh: Github) -> None:
+    sha = fake.add_commit(message="work").sha
+    with pytest.raises(GithubException) as unknown:
+        _check(gh, name="c", head_sha="f" * 40)
+    assert unknown.value.status == 422
+    with pytest.raises(GithubException) as incomplete:
+        _check(gh, name="c", head_sha=sha, status="completed")
+    assert incomplete.value.status == 422
+    done = _check(gh, name="c", head_sha=sha, conclusion="success")  # a conclusion completes it
+    assert (done["status"], done["completed_at"] is not None) == ("completed", True)
+    run = _check(gh, name="c", head_sha=sha, status="in_progress")
+    _, updated = gh.requester.requestJsonAndCheck(
+        "PATCH", f"/repos/acme/widgets/check-runs/{run['id']}", input={"conclusion": "failure"}
+    )
+    assert (updated["status"], updated["conclusion"]) == ("completed", "failure")
+    fake.add_token("ghs_other_app", "other-app[bot]")
+    with pytest.raises(GithubException) as foreign:
+        make_client(fake, "ghs_other_app").requester.requestJsonAndCheck(
+            "PATCH", f"/repos/acme/widgets/check-runs/{run['id']}", input={"conclusion": "success"}
+        )
+    assert foreign.value.status == 403  # only the App that created a check run changes it
+    assert fake.check_of(sha, "c").conclusion == "failure"
+
+
+def test_check_runs_for_a_ref_latest_per_name_and_app(fake: FakeGitHub, gh: Github) -> None:
+    pr = fake.add_pull(title="work")
+    sha = pr.pull.head_sha
+    _check(gh, name="parkbot/decisions", head_sha=sha, status="in_progress")
+    _check(gh, name="parkbot/decisions", head_sha=sha, conclusion="success")
+    fake.add_token("ghs_impostor", "impostor[bot]")
+    _check(make_client(fake, "ghs_impostor"), name="parkbot/decisions", head_sha=sha, conclusion="success")
+    _, latest = gh.requester.requestJsonAndCheck(
+        "GET", f"/repos/acme/widgets/commits/{sha}/check-runs", parameters={"check_name": "parkbot/decisions"}
+    )
+    assert latest["total_count"] == 2  # the newest run of each App
+    assert [(r["app"]["slug"], r["conclusion"]) for r in latest["check_runs"]] == [
+        ("impostor", "success"),
+        ("parkbot", "success"),
+    ]
+    assert latest["check_runs"][1]["pull_requests"][0]["number"] == pr.number
+    _, everything = gh.requester.requestJsonAndCheck(
+        "GET", f"/repos/acme/widgets/commits/{sha}/check-runs", parameters={"filter": "all"}
+    )
+    assert everything["total_count"] == 3
+    assert fake.check_of(sha, "parkbot/decisions", app="parkbot[bot]").conclusion == "success"

@@ -164,7 +164,7 @@ def test_a_forged_answer_from_the_remote_does_not_open_the_gate(world: World, fo
     assert json.loads(gate.stdout)["blocking"] == [DID]
     shown = json.loads(ok(parkbot(owner, "show", DID, "--json")).stdout)
     assert shown["state"] == "open"
-    assert "answer" not in shown
+    assert shown["answer"] is None
     assert any(p.startswith("unverified answer by") and why in p for p in shown["problems"])
     listed = json.loads(ok(parkbot(owner, "list", "--json")).stdout)
     assert [d["id"] for d in listed["decisions"]] == [DID]
@@ -176,7 +176,7 @@ def test_a_forged_answer_from_the_remote_does_not_open_the_gate(world: World, fo
     ok(parkbot(owner, "gate", "--ref", "agent/x"))
     shown = json.loads(ok(parkbot(owner, "show", DID, "--json")).stdout)
     assert (shown["state"], shown["answer"]["value"], shown["answer"]["by"]) == ("resolved", "full_original", ALICE)
-    assert "problems" not in shown
+    assert not shown["problems"]
     assert signature(owner).startswith(f"G {ALICE}")
     # and the attacker, syncing back, sees the owner's answer, not their own
     ok(parkbot(owner, "sync"))
@@ -202,7 +202,7 @@ def test_a_forged_escalation_does_not_move_the_owner(world: World) -> None:
     ok(parkbot(owner, "escalate", DID))
     shown = json.loads(ok(parkbot(owner, "show", DID, "--json")).stdout)
     assert shown["chain"] == [ALICE, CAROL]
-    assert "problems" not in shown
+    assert not shown["problems"]
     assert signature(owner).startswith(f"G {ALICE}")
 
 
@@ -231,7 +231,7 @@ def test_without_a_signing_setup_an_answer_is_refused_with_how_to_set_it_up(worl
     assert "allowed_signers" in refused.output
     shown = json.loads(ok(parkbot(owner, "show", DID, "--json")).stdout)
     assert shown["state"] == "open"
-    assert "answer" not in shown
+    assert shown["answer"] is None
     assert ok(parkbot(owner, "escalate", DID), 2).output.count("gpg.format ssh") == 1
     run_git(owner, "config", "gpg.format", "ssh")
     run_git(owner, "config", "user.signingkey", str(world.keys["alice"].key))
@@ -410,10 +410,11 @@ def test_a_missing_allowed_signers_file_is_a_clear_error(world: World) -> None:
 
 def test_a_bare_repository_needs_an_absolute_allowed_signers_path(tmp_path: Path) -> None:
     run_git(tmp_path, "init", "-q", "--bare", "bare.git")
-    config = Config(answers=Answers(require_signed=True))
+    config = Config(owners=Owners(default=ALICE), answers=Answers(require_signed=True))
     with pytest.raises(InvalidInput, match="absolute path"):
         GitTracker(git.Repo(tmp_path / "bare.git"), config=config)
-    absolute = Config(answers=Answers(require_signed=True, allowed_signers=str(tmp_path / "signers")))
+    signers = str(tmp_path / "signers")
+    absolute = Config(owners=Owners(default=ALICE), answers=Answers(require_signed=True, allowed_signers=signers))
     assert GitTracker(git.Repo(tmp_path / "bare.git"), config=absolute).verifies_signatures()
 
 

@@ -10,7 +10,7 @@ from bot.trackers.github import BRANCH_PREFIX, TRACKED_LABEL, GitHubTracker, bra
 from bot.trackers.github.labels import decision_label
 from bot.trackers.github.render import render_decision
 from tests.fakegithub import FakeGitHub
-from tests.github_support import CONFIG, DID, NOW, STATUS, make_tracker
+from tests.github_support import CONFIG, DID, NOW, gate_of, labels_listed, make_tracker
 from tests.test_github_tracker import decision_issue, park, result
 
 BRANCH = "agent/refund"
@@ -19,12 +19,12 @@ BRANCH = "agent/refund"
 def status(fake: FakeGitHub, number: int) -> str | None:
     pull = fake.issues[number].pull
     assert pull is not None
-    found = fake.status_of(pull.head_sha, STATUS)
+    found = gate_of(fake, pull.head_sha)
     return found.state if found else None
 
 
 def index_requests(fake: FakeGitHub) -> int:
-    return sum(1 for r in fake.requests if r.path.endswith("/issues") and BRANCH_PREFIX in r.query.get("labels", ""))
+    return sum(1 for label in labels_listed(fake) if BRANCH_PREFIX in label)
 
 
 def label_writes(fake: FakeGitHub, number: int) -> int:

@@ -20,7 +20,7 @@ from bot.core.config import Config, Owners
 from bot.core.errors import BackendFailure, Refused
 from bot.trackers.github.client import RetryPolicy, VirtualClock
 from tests.fakegithub import FakeGitHub
-from tests.github_support import DID, NOW, TOKEN, fake_github, make_tracker, needs_input
+from tests.github_support import DID, NOW, TOKEN, fake_github, gate_of, make_tracker, needs_input
 
 CONFIG = Config(owners=Owners(default="alice"), precedents="off")
 KINDS = ("500", "secondary_rate_limit", "connection_reset")
@@ -44,7 +44,7 @@ def resolve(fake: FakeGitHub, answer: str = "full_original", **kw: Any) -> lifec
 def snapshot(fake: FakeGitHub) -> dict[str, Any]:
     def statuses(number: int) -> Any:
         pull = fake.issues[number].pull
-        st = fake.status_of(pull.head_sha, "parkbot/decisions") if pull else None
+        st = gate_of(fake, pull.head_sha) if pull else None
         return (st.state, st.description) if st else None
 
     return {

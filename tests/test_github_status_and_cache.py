@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.core.config import Config, Gate
 from bot.core.errors import InvalidInput
 from bot.core.models import Decision
 from bot.core.tracker import CommitGates
@@ -62,12 +63,26 @@ def test_publish_status_refuses_what_github_would(
 def test_a_commit_failure_is_a_failing_status_cut_to_githubs_limit(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     commit = fake.add_commit(message="x")
     assert isinstance(tracker, CommitGates)
+    tracker.configure(Config(gate=Gate(publish="status")))
     tracker.publish_commit_failure(commit.sha, "broken result file " + "x" * 300)
     status = fake.status_of(commit.sha, STATUS)
     assert status is not None
     assert status.state == "failure"
     assert status.description is not None
     assert len(status.description) <= 140
+    assert fake.check_runs == []
+
+
+def test_a_commit_failure_is_a_failing_check_run_by_default(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    commit = fake.add_commit(message="x")
+    tracker.publish_commit_failure(commit.sha, "broken result file <b>" + "x" * 300)
+    run = fake.check_of(commit.sha, STATUS, app=fake.login)
+    assert run is not None
+    assert (run.status, run.conclusion) == ("completed", "failure")
+    assert run.title is not None
+    assert len(run.title) <= 255
+    assert "&lt;b&gt;" in (run.summary or "")  # the summary is Markdown: untrusted text is escaped
+    assert fake.statuses == []
 
 
 # --- the copy decision_at leaves for find -----------------------------------------------------------

@@ -25,7 +25,17 @@ from bot.trackers.github.labels import decision_label
 from bot.trackers.github.render import parse_decision, read_marker, render_decision
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import routes as fake_routes
-from tests.github_support import CONFIG, DID, NOW, TOKEN, fake_github, make_tracker, needs_input
+from tests.github_support import (
+    CONFIG,
+    DID,
+    NOW,
+    TOKEN,
+    fake_github,
+    labels_listed,
+    make_tracker,
+    needs_input,
+    operations,
+)
 
 
 def _new(res: Any) -> tuple[Any, Any]:
@@ -101,10 +111,10 @@ def test_unchanged_refiling_writes_nothing(fake: FakeGitHub, tracker: GitHubTrac
     park(tracker)
     fake.reset_log()
     assert park(make_tracker(fake)).action == "unchanged"
-    assert paths(fake) == ["POST /repos/acme/widgets/labels", "GET /repos/acme/widgets/issues"]
+    assert operations(fake) == ["POST /repos/acme/widgets/labels", "POST /graphql graphql/ParkbotIssuesByLabel"]
     assert fake.requests[0].status == 422
-    assert fake.requests[1].query["state"] == "all"
-    assert fake.requests[1].query["labels"] == decision_label(DID)
+    assert fake.requests[1].body["variables"]["states"] == ["OPEN", "CLOSED"]
+    assert labels_listed(fake) == [decision_label(DID)]
 
 
 def test_changed_refiling_is_one_patch(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -236,9 +246,10 @@ def test_a_duplicate_from_a_lost_race_is_closed(fake: FakeGitHub) -> None:
 
 
 def status(fake: FakeGitHub, number: int) -> Any:
+    """The gate on pull request ``number``'s head: parkbot's check run ``parkbot/decisions``."""
     pull = fake.issues[number].pull
     assert pull is not None
-    return fake.status_of(pull.head_sha, "parkbot/decisions")
+    return fake.check_of(pull.head_sha, "parkbot/decisions", app=fake.login)
 
 
 def test_result_dependents_are_blocked_and_recorded_three_ways(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -248,10 +259,13 @@ def test_result_dependents_are_blocked_and_recorded_three_ways(fake: FakeGitHub,
     assert decision_label(DID) in pr.labels
     assert pr.blocked_by == [issue.id]
     assert parse_decision(issue.body).dependents == [f"#{pr.number}"]
-    st = status(fake, pr.number)
-    assert st.state == "pending"
-    assert st.description == f"Waiting for 1 open decision: {DID}"
-    assert st.target_url == f"https://github.com/acme/widgets/issues/{issue.number}"
+    run = status(fake, pr.number)
+    url = f"https://github.com/acme/widgets/issues/{issue.number}"
+    assert (run.status, run.conclusion, run.title) == ("in_progress", None, "Waiting for 1 open decision")
+    assert f"[`{DID}`]({url})" in run.summary  # the open decisions, linked to their issues
+    assert run.details_url == url
+    assert run.external_id == f"#{pr.number}"
+    assert fake.statuses == []  # gate.publish: check (the default) sets no commit status
 
 
 def test_body_link_is_recorded_so_deleting_it_does_not_unblock(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -267,7 +281,7 @@ def test_body_link_is_recorded_so_deleting_it_does_not_unblock(fake: FakeGitHub,
     pr.labels.clear()
     pr.blocked_by.clear()  # even with every PR-side trace gone, the decision side still knows
     lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
-    assert status(fake, pr.number).state == "success"
+    assert status(fake, pr.number).conclusion == "success"
 
 
 @pytest.mark.parametrize("phrase", ["Depends on #{n}", "blocked-by: #{n}", "Blocked by acme/widgets#{n}"])
@@ -283,7 +297,7 @@ def test_links_to_other_repositories_and_plain_issues_are_ignored(fake: FakeGitH
     n = decision_issue(fake).number
     pr = fake.add_pull(title="work", body=f"Blocked by other/repo#{n} and Depends on #{plain.number}")
     assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
-    assert status(fake, pr.number).description == "No open decisions"
+    assert status(fake, pr.number).title == "No open decisions"
 
 
 def test_native_dependency_added_by_a_person_blocks(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -305,7 +319,7 @@ def test_gate_stays_correct_after_a_push(fake: FakeGitHub, tracker: GitHubTracke
     fake.push(pr.number, message="more work")
     assert status(fake, pr.number) is None  # the new head has no status yet
     assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
-    assert status(fake, pr.number).state == "pending"
+    assert status(fake, pr.number).status == "in_progress"
 
 
 def test_reopening_a_resolved_decision_blocks_again(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -337,7 +351,7 @@ def test_native_dependencies_unavailable_are_skipped(
 def test_branch_dependents_resolve_to_their_pull_request(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     pr = fake.add_pull(title="work", head_ref="agent/refund")
     park(tracker, dependents=["agent/refund"])
-    assert status(fake, pr.number).state == "pending"
+    assert status(fake, pr.number).status == "in_progress"
     assert lifecycle.gate(make_tracker(fake), Config(), "branch:agent/refund").state == "blocked"
     assert park(tracker, dependents=["agent/none"]).gates[-1].details == {"note": "no open pull request"}
 
@@ -425,7 +439,8 @@ def test_budgets_use_index_labels_not_a_scan(fake: FakeGitHub, tracker: GitHubTr
     fake.reset_log()
     found = make_tracker(fake).open_decisions(origin="billing-42", run="run-9")
     assert sorted(d.key for d in found) == ["a", "b"]
-    assert [r.query["labels"] for r in fake.requests] == ["parkbot:origin:billing-42", "parkbot:run:run-9"]
+    assert labels_listed(fake) == ["parkbot:origin:billing-42", "parkbot:run:run-9"]
+    assert fake.request_count == 2
 
 
 def test_index_labels_fit_and_never_collide() -> None:
@@ -517,7 +532,8 @@ def test_github_enterprise_server_base_url() -> None:
         assert outcome.location.url == f"https://ghe.example.com/acme/widgets/issues/{outcome.location.number}"
         assert lifecycle.gate(GitHubTracker(client), Config(), f"#{pr.number}").state == "blocked"
     fake.assert_no_violations()
-    assert all(r.path.startswith("/repos/acme/widgets") for r in fake.requests)
+    assert all(r.path.startswith("/repos/acme/widgets") or r.path == "/api/graphql" for r in fake.requests)
+    assert fake.count("POST", "/api/graphql") > 0
 
 
 def test_assignable_logins() -> None:
@@ -558,7 +574,7 @@ def test_a_pr_known_only_by_its_label_is_still_cleared(fake: FakeGitHub, tracker
     decision = parse_decision(issue.body).model_copy(update={"dependents": []})
     issue.body = render_decision(decision).body  # the recorded edge is gone from the decision side
     lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
-    assert status(fake, pr.number).state == "success"
+    assert status(fake, pr.number).conclusion == "success"
     assert any(c.issue_number == pr.number for c in fake.comments.values())
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot.cli.policy import poller, wait_for_answer
+from bot.api import poller, wait_for_answer
 from bot.core import lifecycle
 from bot.core.authority import Actor
 from bot.core.config import Config
@@ -35,12 +35,14 @@ def test_waiting_while_nothing_changes_costs_one_unit_of_rate_limit(fake: FakeGi
     fake.reset_log()
     before = fake.rate_remaining
     clock = Clock()
-    assert wait_for_answer(poller(waiting, Config(), DID), 600, sleep=clock.sleep, clock=clock) is None
+    assert wait_for_answer(poller(waiting, Config(), DID), 600, sleep=clock.sleep, clock=clock).state == "open"
     seen = polls(fake)
     assert len(seen) >= 10
     assert seen == [200] + [304] * (len(seen) - 1)
-    assert fake.request_count == len(seen)  # nothing but the polls
-    assert before - fake.rate_remaining == 1  # only the first one
+    # nothing but the polls, and one read of the decision (GraphQL, with who wrote what) after the first
+    assert fake.request_count == len(seen) + 1
+    assert fake.count(operation="graphql/ParkbotIssuesByLabel") == 1
+    assert before - fake.rate_remaining == 1  # only the first one: 304s are free, GraphQL has its own limit
 
 
 def test_an_answer_is_seen_on_the_next_poll(fake: FakeGitHub, tracker: GitHubTracker) -> None:
@@ -133,7 +135,9 @@ def test_the_wait_command_on_github(fake: FakeGitHub, tmp_path: Path, monkeypatc
 
     open_ = CliRunner().invoke(cli, [*args, "--timeout", "0s", "--json"], env=env)
     assert open_.exit_code == 1, open_.output
-    assert json.loads(open_.stdout) == {"id": DID, "state": "open", "answer": None}
+    context = json.loads(open_.stdout)
+    assert (context["id"], context["state"], context["answer"]) == (DID, "open", None)
+    assert context["question"]  # the whole resume context, as `resume --json` prints it
 
     lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
     answered = CliRunner().invoke(cli, [*args, "--timeout", "1s"], env=env)

@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core.identity import check_decision_id, decision_id, normalize_name
+from bot.core.identity import (
+    MAX_ID_LENGTH,
+    MAX_NAME_LENGTH,
+    SEPARATOR,
+    check_decision_id,
+    decision_id,
+    normalize_name,
+)
 from bot.trackers.github.labels import GITHUB_LABEL_MAX, decision_label
 
 names = st.from_regex(r"[a-z0-9]([a-z0-9._-]{0,98}[a-z0-9])?", fullmatch=True)
@@ -79,3 +86,53 @@ def test_a_shortened_label_never_equals_an_unshortened_one() -> None:
     shortened = decision_label("a" * 30 + "-decision-" + "b" * 30)
     assert "~" in shortened
     assert len(shortened) == GITHUB_LABEL_MAX
+
+
+# --- the alphabet is checked before case folding, and the limits hold at their boundaries ----------
+
+
+@pytest.mark.parametrize("folds_to_ascii", ["task\u212a", "\u212aey", "stra\u00dfe", "\u0130d", "\ufb01le"])
+def test_characters_that_fold_into_the_alphabet_are_refused_not_folded(folds_to_ascii: str) -> None:
+    """The Kelvin sign lowercases to 'k' and U+0130 to 'i̇': accepting them would merge distinct origins."""
+    with pytest.raises(ValueError, match="not allowed") as info:
+        normalize_name(folds_to_ascii, what="origin")
+    assert "U+" in str(info.value)  # the message names the invisible culprit
+    with pytest.raises(ValueError, match="not a decision id"):
+        check_decision_id(f"{folds_to_ascii}-decision-key")
+
+
+def test_upper_case_ascii_is_folded_in_names_and_ids() -> None:
+    assert normalize_name("Billing-42", what="origin") == "billing-42"
+    assert check_decision_id("Billing-42-Decision-Refund") == "billing-42-decision-refund"
+
+
+def test_a_name_of_exactly_the_maximum_length_is_accepted_and_one_more_is_not() -> None:
+    longest = "a" * MAX_NAME_LENGTH
+    assert normalize_name(longest, what="key") == longest
+    with pytest.raises(ValueError, match=f"at most {MAX_NAME_LENGTH}"):
+        normalize_name(longest + "a", what="key")
+
+
+def test_an_id_of_exactly_the_maximum_length_is_accepted_and_one_more_is_not() -> None:
+    longest = decision_id("a" * MAX_NAME_LENGTH, "b" * MAX_NAME_LENGTH)
+    assert len(longest) == MAX_ID_LENGTH
+    assert check_decision_id(longest) == longest
+    with pytest.raises(ValueError, match=f"at most {MAX_ID_LENGTH}"):
+        check_decision_id(longest + "b")
+
+
+@pytest.mark.parametrize("bad", ["a b-decision-c", "a~b-decision-c", "a-decision-c;d", "a-decision-\u00e9"])
+def test_a_short_id_with_a_character_outside_the_alphabet_is_refused(bad: str) -> None:
+    """Characters are checked whatever the length (not only for ids that are also too long)."""
+    with pytest.raises(ValueError, match="not a decision id"):
+        check_decision_id(bad)
+
+
+def test_a_label_of_exactly_fifty_characters_is_kept_whole_and_fifty_one_is_shortened() -> None:
+    fifty = "a" * (GITHUB_LABEL_MAX - len("decision:") - len(SEPARATOR) - 1) + SEPARATOR + "k"
+    assert len("decision:" + fifty) == GITHUB_LABEL_MAX
+    assert decision_label(fifty) == "decision:" + fifty
+    longer = "a" + fifty
+    shortened = decision_label(longer)
+    assert len(shortened) == GITHUB_LABEL_MAX
+    assert "~" in shortened

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jsonschema
 import pytest
 
 from bot.core.errors import InvalidInput
+from bot.core.identity import NAME_PATTERN
 from bot.core.models import (
     MAX_WORK_SO_FAR_BYTES,
+    RULES_BEYOND_THE_SCHEMA,
     Done,
     DoneWithAssumptions,
     Failed,
@@ -49,7 +52,7 @@ def test_design_note_example_parses() -> None:
 
 
 def test_options_as_objects_and_bare_ids() -> None:
-    result = parse_result(needs(options=[{"id": "Yes", "label": "Ship it"}, "no"]))
+    result = parse_result(needs(options=[{"id": "yes", "label": "Ship it"}, "no"]))
     assert [(o.id, o.label) for o in result.options] == [("yes", "Ship it"), ("no", "no")]
 
 
@@ -66,8 +69,8 @@ def test_not_json_is_a_clear_error() -> None:
     [
         ({"surprise": 1}, "surprise", "unknown field"),
         ({"blocking": "sometimes"}, "blocking", "boolean"),
-        ({"question": "   "}, "question", "at least 1"),
-        ({"options": ["a: one", "A: two"]}, "options", "duplicate option id 'a'"),
+        ({"question": "   "}, "question", "non-whitespace"),
+        ({"options": ["a: one", "a: two"]}, "options", "duplicate option id 'a'"),
         ({"question": "x" * 5000}, "question", "at most 4000"),
         ({"origin": "Billing 42"}, "origin", "' '"),
         ({"key": ""}, "key", "empty"),
@@ -136,3 +139,112 @@ def test_schema_validates_what_the_models_accept() -> None:
     validator = jsonschema.Draft202012Validator(result_json_schema())
     assert not list(validator.iter_errors(needs(options=[{"id": "a", "label": "A"}])))
     assert list(validator.iter_errors(needs(surprise=1)))
+
+
+# --- strict: nothing is coerced, and the schema says the same --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"blocking": "no"}, "blocking"),
+        ({"blocking": 1}, "blocking"),
+        ({"blocking": "true"}, "blocking"),
+        ({"allow_free_text": 0}, "allow_free_text"),
+        ({"question": 42}, "question"),
+        ({"options": "a: b"}, "options"),
+        ({"origin": " billing-42"}, "origin"),
+        ({"key": "refund\t"}, "key"),
+        ({"dependents": [12]}, "dependents[0]"),
+        ({"dependents": [" #12"]}, "dependents[0]"),
+        ({"title": "  "}, "title"),
+        ({"options": ["a:"]}, "options[0]"),
+        ({"options": [{"id": "a", "label": "   "}]}, "options[0].label"),
+    ],
+)
+def test_no_coercion_and_the_error_names_the_field(changes: dict[str, Any], field: str) -> None:
+    message = rejected(needs(**changes))
+    assert any(line.strip().startswith(f"{field}:") for line in message.splitlines()), message
+    validator = jsonschema.Draft202012Validator(result_json_schema())
+    assert not validator.is_valid(needs(**changes))  # the published schema refuses it too
+
+
+@pytest.mark.parametrize(
+    "inventory",
+    [
+        {"status": "done", "origin": "o", "decisions": []},
+        {"status": "done", "origin": "o"},
+        {"status": "done", "origin": "o", "none": False},
+        {"status": "done", "origin": "o", "none": "true"},
+        {"status": "failed", "origin": "o", "error": "boom", "none": False, "decisions": []},
+        {"status": "done", "origin": "o", "none": True, "decisions": ["k"]},
+    ],
+)
+def test_an_inventory_that_says_nothing_is_refused_by_both(inventory: dict[str, Any]) -> None:
+    rejected(inventory)
+    assert not jsonschema.Draft202012Validator(result_json_schema()).is_valid(inventory)
+
+
+@pytest.mark.parametrize("name", ["Billing-42", "BILLING", "billing-42", "task\u212a", "stra\u00dfe"])
+def test_upper_case_and_lookalikes_get_the_same_verdict_from_the_schema_and_park(name: str) -> None:
+    """Whatever bot.core.identity accepts (upper case folded, or not), the schema accepts exactly that."""
+    data = needs(origin=name, options=[f"{name}: a label"], guess=name)
+    schema_ok = jsonschema.Draft202012Validator(result_json_schema()).is_valid(data)
+    try:
+        parsed = parse_result(data)
+    except InvalidInput:
+        park_ok = False
+    else:
+        park_ok = True
+        assert parsed.origin == parsed.origin.lower()  # what is stored is folded
+    assert schema_ok is park_ok
+    assert park_ok is bool(NAME_PATTERN.search(name))
+    if "\u212a" in name or "\u00df" in name:
+        assert not park_ok  # never folded into another origin's identity
+
+
+def test_json_text_with_a_key_given_twice_or_nan_is_refused() -> None:
+    assert "given twice" in rejected('{"status": "done", "origin": "o", "none": false, "none": true}')
+    assert "NaN" in rejected(
+        '{"status": "needs_input", "origin": "o", "key": "k", "question": "q", "work_so_far": NaN}'
+    )
+    assert "UTF-8" in rejected(b'{"status": "done", "origin": "\xff"}')
+
+
+def test_work_so_far_must_be_json_when_given_from_python() -> None:
+    assert "must be JSON" in rejected(needs(work_so_far={"when": object()}))
+    assert "must be JSON" in rejected(needs(work_so_far=float("nan")))
+
+
+def test_the_option_string_form_is_exact() -> None:
+    result = parse_result(needs(options=["a: first label", "b:second", "c"], guess="c"))
+    assert [(o.id, o.label) for o in result.options] == [("a", "first label"), ("b", "second"), ("c", "c")]
+    assert "its id" in rejected(needs(options=["a b: x"]))
+
+
+def test_inventory_entries_are_keys_or_full_ids() -> None:
+    done = parse_result({"status": "done", "origin": "o", "decisions": ["k", "x-decision-y"]})
+    assert isinstance(done, Done)
+    assert done.decision_ids() == ["o-decision-k", "x-decision-y"]
+    assert "neither a decision key" in rejected({"status": "done", "origin": "o", "decisions": ["not a key"]})
+
+
+def test_the_cross_field_rules_the_schema_cannot_state_are_listed_in_it() -> None:
+    description = result_json_schema()["description"]
+    for rule in RULES_BEYOND_THE_SCHEMA:
+        assert rule in description
+
+
+def test_a_work_so_far_nested_past_the_limit_is_refused_naming_the_field_not_a_crash() -> None:
+    from bot.core.models import MAX_WORK_DEPTH
+
+    deep: object = "x"
+    for _ in range(900):
+        deep = [deep]
+    with pytest.raises(InvalidInput, match=rf"work_so_far: is nested more than {MAX_WORK_DEPTH} levels deep"):
+        parse_result({"status": "needs_input", "origin": "a", "key": "b", "question": "q?", "work_so_far": deep})
+    fits: object = "x"
+    for _ in range(MAX_WORK_DEPTH - 1):
+        fits = {"k": fits}
+    parsed = parse_result({"status": "needs_input", "origin": "a", "key": "b", "question": "q?", "work_so_far": [fits]})
+    assert parsed.work_so_far == [fits]

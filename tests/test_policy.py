@@ -166,3 +166,94 @@ def test_clock_defaults_are_aware_utc() -> None:
     outcome = lifecycle.park(MemoryTracker(), result(), Config())
     assert outcome.decision.created_at.tzinfo is not None
     assert abs(outcome.decision.created_at - datetime.now(UTC)) < timedelta(minutes=1)
+
+
+# --- bounded retries and the polling token ------------------------------------------------------------
+
+
+class RacesOnCreate(MemoryTracker):
+    """Every create loses a race (and the winner's item is not visible yet), ``times`` times."""
+
+    def __init__(self, times: int) -> None:
+        super().__init__()
+        self.times = times
+
+    def find(self, decision_id: str) -> Any:
+        return None if self.times > 0 else super().find(decision_id)
+
+    def create(self, decision: Any, log: Any) -> Any:
+        if self.times > 0:
+            self.times -= 1
+            raise ConcurrentChange("filed meanwhile")
+        return super().create(decision, log)
+
+
+def test_park_survives_one_race_fewer_than_the_bound_and_not_the_bound() -> None:
+    survived = lifecycle.park(RacesOnCreate(times=lifecycle.PARK_ATTEMPTS - 1), result(), Config(), now=NOW)
+    assert survived.action == "created"
+    with pytest.raises(ConcurrentChange):
+        lifecycle.park(RacesOnCreate(times=lifecycle.PARK_ATTEMPTS), result(), Config(), now=NOW)
+
+
+class AnsweredMeanwhile(MemoryTracker):
+    """Another owner records an answer between our read and our write, ``times`` times."""
+
+    def __init__(self, times: int) -> None:
+        super().__init__()
+        self.times = times
+
+    def record_answer(self, decision: Any, answer: Any) -> None:
+        if self.times > 0:
+            self.times -= 1
+            raise ConcurrentChange("answered meanwhile")
+        super().record_answer(decision, answer)
+
+
+def test_resolve_reapplies_the_rules_after_a_concurrent_answer_within_the_bound() -> None:
+    tracker = AnsweredMeanwhile(times=lifecycle.PARK_ATTEMPTS - 1)
+    lifecycle.park(tracker, result(), Config(owners=Owners(default="alice")), now=NOW)
+    done = lifecycle.resolve(tracker, Config(), "billing-42-decision-refund", "full_original", Actor("alice"))
+    assert done.action == "resolved"
+    stubborn = AnsweredMeanwhile(times=lifecycle.PARK_ATTEMPTS)
+    lifecycle.park(stubborn, result(), Config(), now=NOW)
+    with pytest.raises(ConcurrentChange):
+        lifecycle.resolve(stubborn, Config(), "billing-42-decision-refund", "full_original", Actor("alice"))
+
+
+class PollingTracker(MemoryTracker):
+    """A tracker with the cheap-poll capability that remembers the tokens it was handed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handed: list[Any] = []
+
+    def poll(self, decision_id: str, previous: Any = None) -> tuple[Any, Any]:
+        from bot.core.tracker import PollToken
+
+        self.handed.append(previous)
+        return self.find(decision_id), PollToken(decision_id, validator=f"etag-{len(self.handed)}")
+
+
+def test_each_poll_hands_the_backend_the_previous_token_of_the_same_decision_only() -> None:
+    tracker = PollingTracker()
+    lifecycle.park(tracker, result(), Config(), now=NOW)
+    did = "billing-42-decision-refund"
+    decision, token = lifecycle.poll_answer(tracker, Config(), did)
+    assert decision.id == did
+    assert token is not None
+    assert token.validator == "etag-1"
+    _, second = lifecycle.poll_answer(tracker, Config(), did, token)
+    assert tracker.handed[1] is token
+    assert second is not None
+    from bot.core.tracker import PollToken
+
+    lifecycle.poll_answer(tracker, Config(), did, PollToken("billing-1-decision-x", validator="stale"))
+    assert tracker.handed[0] is None
+    assert tracker.handed[-1] is None  # a token of another decision is never used
+
+
+def test_without_the_poll_capability_a_poll_is_a_plain_read() -> None:
+    tracker = MemoryTracker()
+    lifecycle.park(tracker, result(), Config(), now=NOW)
+    decision, token = lifecycle.poll_answer(tracker, Config(), "billing-42-decision-refund")
+    assert (decision.state, token) == ("open", None)

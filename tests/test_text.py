@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -12,8 +13,12 @@ from hypothesis import strategies as st
 from bot import markdown
 from bot.trackers.github import text
 
-# What GitHub turns into a mention: an @ directly followed by a login or org/team character.
-MENTION = re.compile(r"@[A-Za-z0-9_]")
+# What GitHub could turn into a mention: an @ directly followed by a login or org/team character, and not
+# preceded by a letter or digit (GitHub leaves the @ of bob@example.com alone). An underscore before the @
+# counts as no protection, since "_x_@bob" renders as emphasis followed by a bare "@bob".
+MENTION = re.compile(r"(?<![A-Za-z0-9])@[A-Za-z0-9_]")
+# Markdown characters that must only ever appear escaped in literal text.
+SYNTAX = "\\`*_{}[]()#+!|~$"
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
@@ -23,18 +28,80 @@ json_values = st.recursive(
 
 @pytest.mark.parametrize(
     "raw",
-    ["@alice please look", "cc @acme/leads", "(@bob)", "mail a@b.example", "@@carol", "@_x", "`@dave`"],
+    [
+        "@alice please look",
+        "cc @acme/leads",
+        "(@bob)",
+        "@@carol",
+        "@_x",
+        "`@dave`",
+        "_x_@erin",
+        "x_@frank",
+        "**@grace**",
+        "\u00e9@heidi",
+        "mail bob@example.com, cc @ivan",
+    ],
 )
 def test_mentions_are_neutralized(raw: str) -> None:
     safe = markdown.neutralize_mentions(raw)
     assert not MENTION.search(safe)
     assert safe.replace(markdown.ZWJ, "") == raw  # reads the same
+    assert markdown.neutralize_mentions(safe) == safe  # once is enough
+
+
+@pytest.mark.parametrize("address", ["bob@example.com", "first.last+tag@mail.example.org", "BOB99@EXAMPLE.COM", "a@b"])
+def test_e_mail_addresses_are_left_intact(address: str) -> None:
+    """An @ after a letter or digit starts no mention on GitHub, so the address copies as written."""
+    for escape in (markdown.neutralize_mentions, markdown.escape_markdown, markdown.table_cell):
+        assert escape(f"owner: {address}") == f"owner: {address}", escape
+    assert markdown.literal("bob@example.com, cc @carol") == "bob@example.com, cc @" + markdown.ZWJ + "carol"
 
 
 @given(st.text())
 def test_no_mention_survives_any_text(raw: str) -> None:
     assert not MENTION.search(markdown.escape_markdown(raw))
     assert not MENTION.search(markdown.table_cell(raw))
+    assert not MENTION.search(markdown.literal(raw))
+
+
+@given(st.text(), st.text())
+def test_no_mention_appears_where_two_escaped_pieces_meet(a: str, b: str) -> None:
+    for escape in (markdown.escape_markdown, markdown.literal):
+        assert not MENTION.search(escape(a) + escape(b))
+
+
+@given(st.text())
+def test_literal_text_uses_no_markdown_and_reads_as_written(raw: str) -> None:
+    safe = markdown.literal(raw)
+    assert "\n" not in safe
+    assert "\r" not in safe
+    assert "<" not in safe
+    assert ">" not in safe
+    # Every Markdown character is backslash-escaped: no emphasis, code, link, image or table cell edge.
+    unescaped = re.sub(r"\\.", "", safe)
+    assert not [c for c in unescaped if c in SYNTAX]
+    # And it reads as the text on one line: undo the escapes, the entities and the joiners.
+    shown = html.unescape(re.sub(r"\\(.)", r"\1", safe)).replace(markdown.ZWJ, "")
+    assert shown == " ".join(raw.split()).replace(markdown.ZWJ, "")
+
+
+def test_literal_text_starts_no_list_and_no_heading() -> None:
+    assert markdown.literal("1. first") == "1\\. first"
+    assert markdown.literal("- item") == "\\- item"
+    assert markdown.literal("# title") == "\\# title"
+    assert (
+        markdown.literal("[x](https://evil.example) ![i](y)") == "\\[x\\]\\(https://evil.example\\) \\!\\[i\\]\\(y\\)"
+    )
+
+
+def test_links_only_to_web_addresses() -> None:
+    assert markdown.link("`a`", "https://github.com/o/r/issues/1") == "[`a`](https://github.com/o/r/issues/1)"
+    for bad in (None, "", "javascript:alert(1)", "https://x.example/a b", "https://x.example/(y)", "file:///etc"):
+        assert markdown.link("`a`", bad) == "`a`"
+
+
+def test_code_in_a_table_cell_cannot_end_the_cell() -> None:
+    assert markdown.table_code("a|b`c") == "``a\\|b`c``"
 
 
 @given(st.text())

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.cli.policy import MAX_POLL_SECONDS, Interrupted, parse_duration, wait_for_answer
-from bot.core.errors import InvalidInput
+from bot.api import DEFAULT_POLL, POLL_SCHEDULE, wait_for_answer
+from bot.cli.policy import Interrupted
 from bot.core.lifecycle import build_decision
 from tests.contract.test_lifecycle_contract import NOW, result
 
@@ -38,10 +38,26 @@ def test_answered_after_a_few_polls() -> None:
 def test_times_out_and_never_sleeps_past_the_window() -> None:
     clock = Clock()
     polls = []
-    assert wait_for_answer(lambda: polls.append(1) or OPEN, 300, sleep=clock.sleep, clock=clock) is None
+    last = wait_for_answer(lambda: polls.append(1) or OPEN, 300, sleep=clock.sleep, clock=clock)
+    assert last is OPEN  # the decision as last seen: still open
     assert clock.now == 300
-    assert max(clock.sleeps) <= MAX_POLL_SECONDS
+    assert max(clock.sleeps) <= DEFAULT_POLL[1]
     assert len(polls) < 15  # backoff: minutes of waiting cost a handful of requests
+
+
+def test_zero_timeout_looks_once_and_never_sleeps() -> None:
+    clock = Clock()
+    polls = []
+    assert wait_for_answer(lambda: polls.append(1) or OPEN, 0, sleep=clock.sleep, clock=clock) is OPEN
+    assert (len(polls), clock.sleeps) == (1, [])
+
+
+def test_the_git_backlog_is_polled_often_enough_to_see_an_answer_within_a_second() -> None:
+    first, longest = POLL_SCHEDULE["git"]
+    clock = Clock()
+    wait_for_answer(lambda: OPEN, 60, sleep=clock.sleep, clock=clock, first=first, longest=longest)
+    assert max(clock.sleeps) <= 1.0
+    assert POLL_SCHEDULE["github"] == DEFAULT_POLL  # GitHub keeps its request budget
 
 
 def test_interruption_propagates_for_the_command_to_report() -> None:
@@ -50,13 +66,3 @@ def test_interruption_propagates_for_the_command_to_report() -> None:
 
     with pytest.raises(Interrupted):
         wait_for_answer(poll, 60)
-
-
-@pytest.mark.parametrize(("text", "seconds"), [("90s", 90), ("10m", 600), ("2h", 7200), ("15", 15)])
-def test_durations(text: str, seconds: float) -> None:
-    assert parse_duration(text) == seconds
-
-
-def test_bad_duration() -> None:
-    with pytest.raises(InvalidInput, match="not a duration"):
-        parse_duration("soon")

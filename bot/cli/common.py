@@ -1,7 +1,7 @@
 """What every command shares: backend options, output for people and machines, and exit codes.
 
 Only this layer reads the environment (through click's ``envvar``) and writes to the terminal; the
-lifecycle below it is pure.
+API (:mod:`bot.api`) and the lifecycle below it are pure of both.
 """
 
 from __future__ import annotations
@@ -11,19 +11,35 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 import click
 
-from bot.backends import BACKENDS, Backend, open_backend
-from bot.core.authority import Actor
-from bot.core.errors import ExitCode, InvalidInput, ParkbotError
+from bot.core.errors import ExitCode, ParkbotError
+
+if TYPE_CHECKING:
+    from bot.api import Backlog
+    from bot.backends import Backend
 
 F = TypeVar("F", bound=Callable[..., Any])
+#: The backends ``--backend`` offers (the same names as :data:`bot.backends.BACKENDS`, kept here so
+#: ``--help`` imports no backend code).
+BACKEND_NAMES = ("git", "github")
+
+
+class Printable(Protocol):
+    """What a command prints: its ``--json`` object, its text for people, and how it exits."""
+
+    @property
+    def exit_code(self) -> ExitCode: ...
+
+    def model_dump(self, *, mode: str) -> dict[str, Any]: ...
+
+    def text(self) -> str: ...
 
 
 class State:
-    """Options common to every command, gathered once."""
+    """Options common to every command, gathered once; the backlog is opened on first use."""
 
     def __init__(self, backend: str, config: str | None, repo: str, as_json: bool) -> None:
         self.backend_name = backend
@@ -35,10 +51,18 @@ class State:
     @property
     def backend(self) -> Backend:
         if self._backend is None:
+            from bot.backends import open_backend
+
             self._backend = open_backend(
                 self.backend_name, repo_path=self.repo, config_path=self.config_path, env=os.environ
             )
         return self._backend
+
+    @property
+    def backlog(self) -> Backlog:
+        from bot.api import Backlog
+
+        return Backlog(self.backend, env=os.environ)
 
 
 def backend_options(func: F) -> F:
@@ -46,7 +70,7 @@ def backend_options(func: F) -> F:
 
     @click.option(
         "--backend",
-        type=click.Choice(BACKENDS),
+        type=click.Choice(BACKEND_NAMES),
         default="git",
         show_default=True,
         envvar="PARKBOT_BACKEND",
@@ -66,16 +90,20 @@ def backend_options(func: F) -> F:
         type=click.Path(file_okay=False),
         help="A path inside the git repository that holds the embedded backlog.",
     )
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout, for machines.")
+    @json_option
     @functools.wraps(func)
     def wrapper(*args: Any, backend: str, config_path: str | None, repo: str, as_json: bool, **kwargs: Any) -> Any:
         state = State(backend, config_path, repo, as_json)
         try:
             return func(state, *args, **kwargs)
         except ParkbotError as exc:
-            fail(state, exc.message, exc.exit_code, exc.reason)
+            fail(exc, as_json=state.as_json)
 
     return wrapper  # type: ignore[return-value]
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout, for machines.")(func)
 
 
 def emit(state: State, data: dict[str, Any], text: str) -> None:
@@ -83,12 +111,24 @@ def emit(state: State, data: dict[str, Any], text: str) -> None:
     click.echo(json.dumps(data, indent=2, default=str) if state.as_json else text)
 
 
-def fail(state: State, message: str, code: ExitCode, reason: str) -> None:
+def show(state: State, result: Printable) -> None:
+    """Print a result (its ``--json`` object, or its text) and exit with its code (1: blocked)."""
+    emit(state, result.model_dump(mode="json"), result.text())
+    if result.exit_code:
+        sys.exit(int(result.exit_code))
+
+
+def error_object(exc: ParkbotError) -> dict[str, Any]:
+    """The one shape of every failure with ``--json`` (documented in docs/cli.md)."""
+    return {"error": exc.reason, "message": exc.message, "exit_code": int(exc.exit_code)}
+
+
+def fail(exc: ParkbotError, *, as_json: bool) -> NoReturn:
     """Report an understood failure: one JSON object with ``--json``, a readable message on stderr always."""
-    if state.as_json:
-        click.echo(json.dumps({"error": reason, "message": message, "exit_code": int(code)}, indent=2))
-    click.echo(f"parkbot: {message}", err=True)
-    sys.exit(int(code))
+    if as_json:
+        click.echo(json.dumps(error_object(exc), indent=2))
+    click.echo(f"parkbot: {exc.message}", err=True)
+    sys.exit(int(exc.exit_code))
 
 
 def by_option(verb: str) -> Callable[[F], F]:
@@ -100,11 +140,3 @@ def by_option(verb: str) -> Callable[[F], F]:
         default=None,
         help=f"Who {verb} (env PARKBOT_ACTOR; default in git: your git user.email).",
     )
-
-
-def actor(state: State, by: str | None, verb: str) -> Actor:
-    """Who acts: what the backend can tell from its own credentials and ``--by`` (see ``Tracker.actor``)."""
-    try:
-        return state.backend.tracker.actor(by)
-    except InvalidInput as exc:
-        raise InvalidInput(f"say who {verb} with --by LOGIN (or PARKBOT_ACTOR): {exc.message}") from None

@@ -1,26 +1,26 @@
-"""The core commands: park, resolve, gate, show, list, escalate, schema."""
+"""The core commands: park, resolve, gate, show, list, escalate, schema, sync (each a call into :mod:`bot.api`)."""
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import sys
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, cast
 
 import click
 
-from bot.cli.common import State, actor, backend_options, by_option, emit
-from bot.core import lifecycle
-from bot.core.errors import ExitCode, InvalidInput, NotFound
-from bot.core.lifecycle import gate_dict
-from bot.core.models import Decision, Done, DoneWithAssumptions, Failed, NeedsInput, parse_result, result_json_schema
-from bot.core.tracker import BacklogHints, GateResult, Syncing
+from bot.cli.common import State, backend_options, by_option, show
+from bot.cli.params import MomentType
+from bot.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from bot.api import ListState
 
 MAX_INPUT_BYTES = 2 * 1024 * 1024
 
 
-def _read_result(source: str) -> Any:
-    """Read a result file, or stdin for ``-``; bounded so a runaway agent cannot exhaust memory."""
+def read_input(source: str) -> bytes:
+    """A result file, or stdin for ``-``; bounded so a runaway agent cannot exhaust memory."""
     try:
         if source == "-":
             data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
@@ -31,17 +31,7 @@ def _read_result(source: str) -> Any:
         raise InvalidInput(f"cannot read {source}: {exc.strerror}") from exc
     if len(data) > MAX_INPUT_BYTES:
         raise InvalidInput(f"{source} is larger than {MAX_INPUT_BYTES} bytes")
-    return parse_result(data)
-
-
-def _where(location: dict[str, Any]) -> str:
-    if "url" in location:
-        return f"#{location.get('number')} {location['url']}"
-    return f"{location.get('ref', '')}:{location.get('path', '')}"
-
-
-def _gate_lines(gates: list[dict[str, Any]]) -> str:
-    return "".join(f"\n  {g['target']}: {g['state']}" for g in gates)
+    return data
 
 
 @click.command()
@@ -54,8 +44,9 @@ def park(state: State, result: str) -> None:
     the same item (action "updated" or "unchanged") instead of creating another. A different title
     under the same id, or a decision that is already resolved, is refused (exit 3).
 
-    A done/failed result carries the run's decision inventory; it is checked against the backlog
-    (an empty list must say "none": true, since silence and a crash look the same).
+    A done_with_assumptions result becomes a non-blocking review item. A done/failed result carries
+    the run's decision inventory; it is checked against the backlog (an empty list must say
+    "none": true, since silence and a crash look the same). `parkbot schema` is the JSON Schema.
 
     \b
     Example:
@@ -65,54 +56,8 @@ def park(state: State, result: str) -> None:
              "work_so_far": {"verified": ["A-4471"]}, "blocking": true,
              "dependents": ["branch:agent/billing-42"]}' | parkbot park -
     """
-    parsed = _read_result(result)
-    backend = state.backend
-    if isinstance(parsed, NeedsInput):
-        outcome = lifecycle.park(backend.tracker, parsed, backend.config)
-        data = outcome.as_dict()
-        emit(
-            state,
-            data,
-            f"{outcome.action} {outcome.decision.id} (owner {outcome.decision.owner}) "
-            f"at {_where(outcome.location.as_dict())}{_gate_lines(data['gates'])}",
-        )
-        return
-    if isinstance(parsed, Done | Failed):
-        _check_inventory(state, parsed)
-        return
-    if isinstance(parsed, DoneWithAssumptions):
-        outcome = lifecycle.park_review(backend.tracker, parsed, backend.config)
-        emit(
-            state,
-            outcome.as_dict(),
-            f"{outcome.action} review item {outcome.decision.id} "
-            f"({len(parsed.assumptions)} assumption(s), owner {outcome.decision.owner}, "
-            f"non-blocking) at {_where(outcome.location.as_dict())}",
-        )
-
-
-def _check_inventory(state: State, result: Done | Failed) -> None:
-    """A finished run's inventory must match the backlog: every listed decision must have been parked."""
-    tracker = state.backend.tracker
-    if result.none:
-        emit(
-            state,
-            {"origin": result.origin, "status": result.status, "none": True, "missing": []},
-            f"{result.origin}: {result.status}, no decisions surfaced (stated explicitly)",
-        )
-        return
-    ids = result.decision_ids()
-    missing = [did for did in ids if tracker.find(did) is None]
-    data = {"origin": result.origin, "status": result.status, "decisions": ids, "missing": missing}
-    if missing:
-        state_text = ", ".join(missing)
-        if state.as_json:
-            emit(state, {**data, "error": "missing"}, "")
-        raise NotFound(
-            f"{result.origin}: the inventory lists decisions that are not in the backlog: {state_text}; "
-            "park their needs_input results first"
-        )
-    emit(state, data, f"{result.origin}: {result.status}, {len(ids)} decision(s) surfaced, all in the backlog")
+    data = read_input(result)
+    show(state, state.backlog.park(data))
 
 
 @click.command()
@@ -140,23 +85,7 @@ def resolve(state: State, decision_id: str, answer: str, by: str | None, as_defa
       parkbot resolve billing-42-decision-refund --answer full_original
       parkbot resolve billing-42-decision-refund --answer remaining_three --default
     """
-    backend = state.backend
-    outcome = lifecycle.resolve(
-        backend.tracker,
-        backend.config,
-        decision_id,
-        answer,
-        actor(state, by, "answers"),
-        command="default" if as_default else "auto",
-        source="cli",
-    )
-    note = " (explicit default, flagged as an assumption)" if outcome.answer.assumption else ""
-    emit(
-        state,
-        outcome.as_dict(),
-        f"{outcome.action} {outcome.decision.id}: {outcome.answer.value!r} by {outcome.answer.by}{note}"
-        f"{_gate_lines(outcome.as_dict()['gates'])}",
-    )
+    show(state, state.backlog.resolve(decision_id, answer, by=by, default=as_default, source="cli"))
 
 
 @click.command()
@@ -178,109 +107,53 @@ def gate(state: State, pull_request: str | None, ref: str | None) -> None:
       parkbot gate --ref agent/billing-42            # exit 1 until the decision is resolved
       parkbot gate 17 --backend github               # pull request #17
     """
-    if (pull_request is None) == (ref is None):
-        raise InvalidInput("name exactly one thing to gate: a pull request number, or --ref BRANCH")
-    if pull_request is not None:
-        number = pull_request.lstrip("#")
-        if not number.isdigit():
-            raise InvalidInput(f"{pull_request!r} is not a pull request number")
-        if state.backend_name != "github":
-            raise InvalidInput("pull requests live on GitHub: add --backend github, or gate a branch with --ref")
-        target = f"#{int(number)}"
-    else:
-        target = f"branch:{ref}"
-    result = lifecycle.gate(state.backend.tracker, state.backend.config, target)
-    emit(state, gate_dict(result), _gate_text(result))
-    if result.blocking:
-        sys.exit(int(ExitCode.BLOCKED))
+    show(state, state.backlog.gate(ref, pr=pull_request))
 
 
-def _gate_text(result: GateResult) -> str:
-    if not result.blocking:
-        return f"{result.target}: open (no open decision blocks it)"
-    lines = [f"{result.target}: blocked by {len(result.blocking)} open decision(s)"]
-    lines += [f"  {d.id}  {d.title}  (owner {d.owner})" for d in result.blocking]
-    return "\n".join(lines)
-
-
-@click.command()
+@click.command(name="show")
 @click.argument("decision_id", metavar="ID")
 @backend_options
-def show(state: State, decision_id: str) -> None:
+def show_(state: State, decision_id: str) -> None:
     """Show one decision: question, options, state, owner, answer, dependents.
 
     \b
     Example:
       parkbot show billing-42-decision-refund --json
     """
-    tracker, config = state.backend.tracker, state.backend.config
-    decision = lifecycle.answer_of(tracker, config, decision_id)
-    answer = decision.answer or (
-        lifecycle.recorded_answer(tracker, config, decision) if decision.state == "open" else None
-    )
-    data = decision_dict(decision) | tracker.location(decision).as_dict()
-    if answer is not None:
-        data["answer"] = answer.model_dump(mode="json", exclude_none=True)
-    emit(state, data, _decision_text(decision, answer))
-
-
-def decision_dict(decision: Decision) -> dict[str, Any]:
-    data = decision.model_dump(mode="json", exclude_none=True)
-    data["chain"] = decision.chain()
-    if decision.problems:
-        data["problems"] = list(decision.problems)
-    return data
-
-
-def _decision_text(decision: Decision, answer: Any) -> str:
-    lines = [f"{decision.id}  [{decision.state}]  {decision.title}", f"owner: {' -> '.join(decision.chain())}"]
-    lines.append(f"question: {decision.question}")
-    for option in decision.options:
-        mark = "  (agent's guess)" if option.id == decision.guess else ""
-        lines.append(f"  - {option.id}: {option.label}{mark}")
-    if decision.dependents:
-        lines.append(
-            f"blocks: {', '.join(decision.dependents)}"
-            if decision.blocking
-            else f"dependents (non-blocking): {', '.join(decision.dependents)}"
-        )
-    lines += [f"problem: {problem}" for problem in decision.problems]
-    if answer is not None:
-        flag = " [explicit default: an assumption]" if answer.assumption else ""
-        pending = " (recorded; resolution not finished, re-run resolve)" if decision.state == "open" else ""
-        lines.append(f"answer: {answer.value} by {answer.by} at {answer.at.isoformat()}{flag}{pending}")
-    return "\n".join(lines)
+    show(state, state.backlog.show(decision_id))
 
 
 @click.command(name="list")
 @click.option(
-    "--state", "wanted", type=click.Choice(["open", "resolved", "abandoned", "all"]), default="open", show_default=True
+    "--state",
+    "wanted",
+    type=click.Choice(["open", "resolved", "abandoned", "all"]),
+    default=None,
+    help="Which decisions (default: open; with --answered-since, every answered one).",
 )
 @click.option("--owner", default=None, help="Only decisions this owner answers.")
 @click.option("--origin", default=None, help="Only origins matching this glob, e.g. 'billing-*'.")
+@click.option(
+    "--answered-since",
+    "answered_since",
+    type=MomentType(),
+    default=None,
+    help="Only decisions answered since then (1h, 30m, 7d back from now, or an ISO date), in the order "
+    "they were answered: the work that can continue.",
+)
 @backend_options
-def list_(state: State, wanted: str, owner: str | None, origin: str | None) -> None:
+def list_(
+    state: State, wanted: str | None, owner: str | None, origin: str | None, answered_since: datetime | None
+) -> None:
     """List decisions, oldest first.
 
     \b
     Example:
       parkbot list --state all --origin 'billing-*'
+      parkbot list --answered-since 1h --json       # a supervisor's loop: what can continue now
     """
-    tracker, config = state.backend.tracker, state.backend.config
-    stored = tracker.iter_decisions(None if wanted == "all" else wanted)
-    decisions = [
-        d
-        for d in (lifecycle.verify(tracker, config, d) for d in stored)
-        if (wanted in ("all", d.state))
-        and (owner is None or d.owner.casefold() == owner.casefold())
-        and (origin is None or fnmatch.fnmatchcase(d.origin, origin.lower()))
-    ]
-    decisions.sort(key=lambda d: (d.created_at, d.id))
-    rows = [f"{d.state:<9} {d.id}  {d.title}  (owner {d.owner})" for d in decisions]
-    hint = tracker.missing_hint() if not decisions and isinstance(tracker, BacklogHints) else None
-    empty = f"no {wanted if wanted != 'all' else ''} decisions".replace("  ", " ") + (f"; {hint}" if hint else "")
-    data = {"decisions": [decision_dict(d) for d in decisions], "count": len(decisions)}
-    emit(state, {**data, "hint": hint} if hint else data, "\n".join(rows) if rows else empty)
+    chosen = cast("ListState | None", wanted)
+    show(state, state.backlog.list(chosen, owner=owner, origin=origin, answered_since=answered_since))
 
 
 @click.command()
@@ -298,13 +171,7 @@ def escalate(state: State, decision_id: str, to: str | None, by: str | None) -> 
     Example:
       parkbot escalate billing-42-decision-refund --by bob
     """
-    backend = state.backend
-    outcome = lifecycle.escalate(backend.tracker, backend.config, decision_id, actor(state, by, "escalates"), to=to)
-    emit(
-        state,
-        outcome.as_dict() | {"chain": outcome.decision.chain()},
-        f"escalated {outcome.decision.id}: {' -> '.join(outcome.decision.chain())}",
-    )
+    show(state, state.backlog.escalate(decision_id, by=by, to=to))
 
 
 @click.command()
@@ -312,10 +179,16 @@ def escalate(state: State, decision_id: str, to: str | None, by: str | None) -> 
 def schema(state: State) -> None:
     """Print the JSON Schema of agent results, so agents can validate before they send.
 
+    It is generated from the models `parkbot park` validates with, and is also the file
+    schema/agent-result.schema.json in parkbot's repository. The few rules JSON Schema cannot state
+    (unique option ids, a guess among the options, ...) are listed in its description.
+
     \b
     Example:
       parkbot schema > parkbot-result.schema.json
     """
+    from bot.core.models import result_json_schema
+
     click.echo(json.dumps(result_json_schema(), indent=2))
 
 
@@ -334,16 +207,4 @@ def sync(state: State, remote: str) -> None:
     Example:
       parkbot sync --remote origin        # prints up-to-date, fetched, pushed or merged
     """
-    backend = state.backend
-    tracker = backend.tracker
-    if not isinstance(tracker, Syncing):
-        raise InvalidInput("sync shares the embedded git backlog; on GitHub the issues are already shared")
-    result = tracker.sync(remote)
-    emit(
-        state,
-        {"remote": remote, "action": result.action, "ignored": list(result.ignored)},
-        f"{backend.config.backlog_ref} <-> {remote}: {result.summary()}",
-    )
-
-
-COMMANDS = [park, resolve, gate, show, list_, escalate, schema, sync]
+    show(state, state.backlog.sync(remote))

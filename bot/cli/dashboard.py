@@ -1,11 +1,11 @@
-"""``parkbot dashboard``: bring the decision dashboard issue up to date (see :mod:`bot.dashboard`)."""
+"""``parkbot dashboard``: recount the decision dashboard issue (see :mod:`bot.dashboard_refresh`)."""
 
 from __future__ import annotations
 
 import click
 
 from bot.cli.common import State, backend_options, emit
-from bot.dashboard import render_current, update_dashboard
+from bot.dashboard_refresh import recount_dashboard, render_current
 
 
 @click.command()
@@ -21,8 +21,9 @@ def dashboard(state: State, print_only: bool) -> None:
 
     There is exactly one dashboard: the open issue labeled parkbot:dashboard. It is created (and
     pinned, best effort) the first time, edited in place only when its text changed, and a duplicate
-    left by two runs at once is closed. handle-event refreshes it after every event that changed a
-    decision, and on each scheduled reconcile; this command does the same on demand.
+    left by two runs at once is closed. handle-event patches it after every event that changed a
+    decision (only those entries), and each scheduled reconcile recounts it from every decision;
+    this command recounts it on demand.
 
     \b
     Example:
@@ -31,11 +32,11 @@ def dashboard(state: State, print_only: bool) -> None:
     """
     tracker = state.backend.tracker
     if print_only:
-        body, decisions = render_current(tracker)
-        data = {"open": sum(1 for d in decisions if d.state == "open"), "body": body}
+        body, index = render_current(tracker)
+        data = {"open": index.open_count, "body": body}
         emit(state, data, body)
         return
-    outcome = update_dashboard(tracker)
+    outcome = recount_dashboard(tracker)
     if outcome.action == "absent":
         text = "no decision yet: no dashboard issue was created"
     else:

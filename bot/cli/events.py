@@ -163,7 +163,7 @@ def report(outcome: EventOutcome, env: Mapping[str, str], *, as_json: bool, summ
         actions.annotate("notice", outcome.notice, err)
     for item in outcome.items:
         if item.level in ("notice", "warning", "error"):
-            actions.annotate(item.level, item.message, err)  # type: ignore[arg-type]
+            actions.annotate(item.level, item.message, err)
     dashboard = outcome.dashboard or {}
     if dashboard.get("action") == "failed":
         actions.annotate("warning", dashboard_line(outcome) or "", err)
@@ -239,6 +239,7 @@ def handle_event(
     merge_group checks_requested     the gate on the merge-queue commit
     check_run rerequested, status    parkbot's gate evaluated again
     workflow_dispatch, schedule      a full reconcile of every open decision
+    workflow_run completed           the gate on a pull request from a fork (from the base repository)
 
     Other events and actions exit 0 with a one-line notice. In GitHub Actions it also writes step
     outputs, a job summary and annotations.

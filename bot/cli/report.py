@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import TypeVar
 
 import click
 
 from bot.cli.common import State, backend_options
+from bot.cli.params import MomentType
+from bot.core.durations import moment
 from bot.core.errors import InvalidInput
 from bot.core.models import LogEntry, utcnow
 from bot.core.tracker import Tracker
@@ -18,31 +19,10 @@ from bot.report import FORMATS, run_report
 
 T = TypeVar("T")
 
-_RELATIVE = re.compile(r"^\s*(\d{1,6})\s*([hdw])\s*$", re.IGNORECASE)
-_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
-
 
 def parse_since(value: str, now: datetime) -> datetime:
-    """``30d``, ``2w``, ``12h`` (before ``now``), or an ISO date or date-time (UTC unless it says otherwise)."""
-    match = _RELATIVE.match(value)
-    if match:
-        amount, unit = int(match.group(1)), match.group(2).lower()
-        if amount == 0:
-            raise InvalidInput(f"--since {value!r}: the window must be at least one {_UNITS[unit][:-1]}")
-        try:
-            return now - timedelta(**{_UNITS[unit]: amount})
-        except OverflowError:
-            raise InvalidInput(f"--since {value!r} reaches before the year 1") from None
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise InvalidInput(
-            f"--since {value!r}: use a span such as 30d, 2w or 12h, or an ISO date such as 2024-05-01"
-        ) from None
-    parsed = parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
-    if parsed > now:
-        raise InvalidInput(f"--since {value!r} is in the future")
-    return parsed
+    """``30d``, ``2w``, ``12h``, ``1m30s`` before ``now``, or an ISO date or date-time (UTC unless it says so)."""
+    return moment(value, now, what="--since")
 
 
 def with_progress(items: Iterable[T], label: str) -> Iterator[T]:
@@ -62,9 +42,10 @@ def _events(tracker: Tracker) -> Iterable[LogEntry]:
 @click.command()
 @click.option(
     "--since",
+    type=MomentType(),
     default="30d",
     show_default=True,
-    help="Start of the window: a span back from now (30d, 2w, 12h) or an ISO date (2024-05-01).",
+    help="Start of the window: a span back from now (30d, 2w, 12h, 1m30s) or an ISO date (2024-05-01).",
 )
 @click.option(
     "--format",
@@ -82,7 +63,7 @@ def _events(tracker: Tracker) -> Iterable[LogEntry]:
     help="Write the report to this file instead of stdout.",
 )
 @backend_options
-def report(state: State, since: str, fmt: str | None, output: str | None) -> None:
+def report(state: State, since: datetime, fmt: str | None, output: str | None) -> None:
     """Report what the agents asked: counts, time to answer, the weekly rate, recurring questions.
 
     Recurring questions (same key, or the same text once numbers, ids and quoted strings are set
@@ -100,9 +81,9 @@ def report(state: State, since: str, fmt: str | None, output: str | None) -> Non
         fmt = "json" if state.as_json else "md"
     elif state.as_json and fmt != "json":
         raise InvalidInput(f"--json asks for JSON but --format is {fmt}; give one of them")
-    start = parse_since(since, now)
     tracker = state.backend.tracker
-    text = run_report(with_progress(tracker.iter_decisions(), "Reading decisions"), _events(tracker), start, now, fmt)
+    decisions = with_progress(tracker.iter_decisions(), "Reading decisions")
+    text = run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url)
     if output is None:
         click.echo(text, nl=False)
         return

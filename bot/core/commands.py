@@ -1,47 +1,70 @@
-"""Comment commands, parsed from untrusted comment text. Pure: no I/O, no GitHub.
+"""Comment commands, parsed from untrusted comment text as its reader sees it rendered. Pure: no I/O.
 
-A command is a line that starts (after at most three spaces) with one of::
+A command is a line of a top-level paragraph that starts with one of::
 
     /decide <option-id>       answer with one of the options
     /answer <free text>       answer in words (only where the decision allows free text)
     /default <option-id>      answer with an explicit default, flagged as an assumption
     /escalate [to]            move the question one level up the hierarchy
-    /return                   (policy, later) hand the question back down
-    /accept                   (policy, later) accept a reviewed assumption
-    /override <n> <text>      (policy, later) override assumption number n
+    /return                   hand the question back to the requester of an interactive run
+    /accept                   accept a review item's stated assumptions
+    /override <n> <text>      override assumption number n of a review item
+    /help                     list this decision's options and the exact commands to type
 
 Rules:
 
-* Lines inside fenced code blocks (```` ``` ```` or ``~~~``), indented code blocks (four spaces or a
-  tab), ``>`` block quotes and HTML comments are never commands: quoting someone's ``/decide``
-  must not decide anything.
-* Command names are case-insensitive; option ids are passed on as typed (the lifecycle matches
-  them case-insensitively against the decision's options).
-* ``/answer`` takes the rest of its line plus the following lines of the same paragraph (up to a
-  blank line, a quote, a fence or another command line).
-* **Multiple commands in one comment: the first one wins.** The rest are reported by
-  :func:`parse_all` but never acted on, so a comment cannot do two things at once and the
-  outcome never depends on the order in which steps happen to succeed.
-* An unknown ``/word`` is not a command (people write paths like ``/usr/bin``). A known command with
-  a malformed argument is returned with ``error`` set, so the bot can say what is wrong.
+* What counts is decided on the rendered structure of the comment, by a CommonMark parser
+  (markdown-it-py, with GitHub's tables): a line inside a list, a table, a block quote, a heading, a
+  code block or fence, an HTML block or an HTML comment is never a command, exactly as the owner sees
+  it rendered. Quoting someone's ``/decide`` must not decide anything. Neither is a line whose text
+  does not start the line visibly (inside code, emphasis or a link).
+* Command names are case-insensitive; option ids are passed on as typed (the lifecycle matches them
+  case-insensitively against the decision's options).
+* ``/answer`` and ``/override`` take the rest of their line plus the following lines of the same
+  paragraph, up to another command line (a blank line, a quote or a fence ends the paragraph).
+* **Multiple commands in one comment: the first one wins.** The rest are reported by :func:`parse_all`
+  but never acted on, so a comment cannot do two things at once.
+* An unknown ``/word`` is not a command (people write paths like ``/usr/bin``), unless it is a near miss
+  of one (``/decid``): then :func:`parse` returns it with ``error`` naming the closest command and the
+  list, so the owner learns what to type. A known command with a malformed argument comes back with
+  ``error`` set too.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
 
-CommandName = Literal["decide", "answer", "default", "escalate", "return", "accept", "override"]
-COMMAND_NAMES: tuple[CommandName, ...] = ("decide", "answer", "default", "escalate", "return", "accept", "override")
-#: Commands that answer a decision (they go through ``bot.core.lifecycle.resolve``).
-ANSWERING: frozenset[str] = frozenset({"decide", "answer", "default"})
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
-_COMMAND_LINE = re.compile(r"^ {0,3}/(?P<name>[A-Za-z]+)(?=\s|$)(?P<rest>.*)$")
-_FENCE_OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_QUOTE = re.compile(r"^ {0,3}>")
-_INDENTED = re.compile(r"^(?: {4}|\t)")
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+CommandName = Literal["decide", "answer", "default", "escalate", "return", "accept", "override", "help", "unknown"]
+COMMAND_NAMES: tuple[CommandName, ...] = (
+    "decide",
+    "answer",
+    "default",
+    "escalate",
+    "return",
+    "accept",
+    "override",
+    "help",
+)
+#: Commands that answer a decision, and how each answers (they go through ``bot.core.lifecycle.resolve``).
+ANSWERING: dict[str, Literal["decide", "answer", "default"]] = {
+    "decide": "decide",
+    "answer": "answer",
+    "default": "default",
+}
+_NAMES: dict[str, CommandName] = {name: name for name in COMMAND_NAMES}
+#: How alike a ``/word`` must be to a command to be taken for a misspelling of it (difflib's ratio).
+NEAR_MISS = 0.75
+
+_COMMAND_LINE = re.compile(r"^/(?P<name>[A-Za-z]+)(?=\s|$)(?P<rest>.*)$", re.S)
 _TOKEN = re.compile(r"^\S+$")
 
 
@@ -61,6 +84,8 @@ class Command:
 
     def render(self) -> str:
         """The command as a person would type it (for replies)."""
+        if self.name == "unknown":
+            return self.arg or "/"
         parts = [f"/{self.name}"]
         if self.number is not None:
             parts.append(str(self.number))
@@ -69,99 +94,138 @@ class Command:
         return " ".join(parts)
 
 
-def _visible_lines(body: str) -> list[tuple[int, str | None]]:
-    """(line number, text) where text is None for lines that cannot hold a command."""
-    text = body.replace("\r\n", "\n").replace("\r", "\n")
-    # HTML comments are invisible on GitHub: blank them but keep the line numbering.
-    text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n") + " ", text)
-    out: list[tuple[int, str | None]] = []
-    fence: str | None = None
-    previous_blank = True
-    for number, line in enumerate(text.split("\n"), start=1):
-        if fence is not None:
-            stripped = line.strip()
-            if stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}:
-                fence = None
-            out.append((number, None))
-            previous_blank = False
-            continue
-        opened = _FENCE_OPEN.match(line)
-        if opened and not (opened.group("fence")[0] == "`" and "`" in opened.group("info")):
-            fence = opened.group("fence")
-            out.append((number, None))
-            previous_blank = False
-            continue
-        if _QUOTE.match(line) or (_INDENTED.match(line) and previous_blank):
-            out.append((number, None))
-            previous_blank = False
-            continue
-        out.append((number, line))
-        previous_blank = not line.strip()
-    return out
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
 
 
-def _build(name: str, rest: str, line: int, continuation: list[str]) -> Command:
-    cname: CommandName = name  # type: ignore[assignment]
+@dataclass(frozen=True)
+class _Line:
+    number: int  # 1-based in the comment
+    text: str  # as written (markup kept), leading whitespace removed
+    starts_visibly: bool  # the rendered line begins with plain text (not code, emphasis, a link, HTML)
+
+
+def _paragraph_lines(body: str) -> Iterator[list[_Line]]:
+    """The lines of each top-level paragraph, in order (nothing nested in a list, quote or table)."""
+    tokens = _parser().parse(body)
+    for index, token in enumerate(tokens):
+        opener = tokens[index - 1] if index else None
+        if token.type != "inline" or opener is None or opener.type != "paragraph_open" or opener.level != 0:
+            continue
+        start = token.map[0] if token.map else 0
+        starts = _line_starts(token.children or [])
+        lines = token.content.split("\n")
+        yield [
+            _Line(start + n + 1, text.strip(), starts[n] if n < len(starts) else False) for n, text in enumerate(lines)
+        ]
+
+
+def _line_starts(children: list[Token]) -> list[bool]:
+    """For each line of an inline token, whether it begins with plain text."""
+    starts: list[bool] = []
+    at_line_start = True
+    for child in children:
+        if child.type in ("softbreak", "hardbreak"):
+            at_line_start = True
+            continue
+        if at_line_start:
+            starts.append(child.type == "text")
+            at_line_start = False
+        for _ in range(child.content.count("\n") if child.type == "html_inline" else 0):
+            starts.append(False)  # inside a multi-line HTML comment or tag: hidden, never a command
+    return starts
+
+
+def _build(name: CommandName, rest: str, line: int, continuation: list[str]) -> Command:
     args = rest.strip()
-    if cname in ("decide", "default"):
+    if name in ("decide", "default"):
         token = args.split()[0] if args else ""
         if not token:
-            return Command(cname, line=line, error=f"/{cname} needs an option id, e.g. `/{cname} <option-id>`")
+            return Command(name, line=line, error=f"/{name} needs an option id, e.g. `/{name} <option-id>`")
         if len(args.split()) > 1:
-            return Command(cname, arg=token, line=line, error=f"/{cname} takes exactly one option id, got {args!r}")
-        return Command(cname, arg=token, line=line)
-    if cname == "answer":
+            return Command(name, arg=token, line=line, error=f"/{name} takes exactly one option id, got {args!r}")
+        return Command(name, arg=token, line=line)
+    if name == "answer":
         text = "\n".join([args, *continuation]).strip()
         if not text:
-            return Command(cname, line=line, error="/answer needs the answer text, e.g. `/answer ship it on Monday`")
-        return Command(cname, arg=text, line=line)
-    if cname == "escalate":
+            return Command(name, line=line, error="/answer needs the answer text, e.g. `/answer ship it on Monday`")
+        return Command(name, arg=text, line=line)
+    if name == "escalate":
         if not args:
-            return Command(cname, line=line)
+            return Command(name, line=line)
         if not _TOKEN.match(args):
-            return Command(cname, line=line, error="/escalate takes at most one name: `/escalate` or `/escalate <to>`")
-        return Command(cname, arg=args, line=line)
-    if cname in ("return", "accept"):
+            return Command(name, line=line, error="/escalate takes at most one name: `/escalate` or `/escalate <to>`")
+        return Command(name, arg=args, line=line)
+    if name in ("return", "accept", "help"):
         if args:
-            return Command(cname, arg=args, line=line, error=f"/{cname} takes no argument")
-        return Command(cname, line=line)
+            return Command(name, arg=args, line=line, error=f"/{name} takes no argument")
+        return Command(name, line=line)
     # override <n> <text>
     first, _, text = args.partition(" ")
     if not first.isdigit():
-        return Command(cname, line=line, error="/override needs an assumption number and text: `/override <n> <text>`")
+        return Command(name, line=line, error="/override needs an assumption number and text: `/override <n> <text>`")
     full = "\n".join([text.strip(), *continuation]).strip()
     if not full:
-        return Command(cname, number=int(first), line=line, error="/override needs the replacement text")
-    return Command(cname, number=int(first), arg=full, line=line)
+        return Command(name, number=int(first), line=line, error="/override needs the replacement text")
+    return Command(name, number=int(first), arg=full, line=line)
+
+
+def _command_start(line: _Line) -> re.Match[str] | None:
+    return _COMMAND_LINE.match(line.text) if line.starts_visibly else None
+
+
+def _scan(body: str) -> Iterator[tuple[_Line, str, str, list[str]]]:
+    """Every command-shaped line: (line, name as typed, rest of the line, continuation lines)."""
+    for lines in _paragraph_lines(body.replace("\r\n", "\n").replace("\r", "\n")):
+        index = 0
+        while index < len(lines):
+            line = lines[index]
+            index += 1
+            match = _command_start(line)
+            if match is None:
+                continue
+            continuation: list[str] = []
+            while index < len(lines) and _command_start(lines[index]) is None:
+                continuation.append(lines[index].text)
+                index += 1
+            yield line, match.group("name"), match.group("rest"), continuation
 
 
 def parse_all(body: str) -> list[Command]:
     """Every command in the comment, in order (only the first one is ever acted on)."""
-    lines = _visible_lines(body or "")
     commands: list[Command] = []
-    index = 0
-    while index < len(lines):
-        number, text = lines[index]
-        index += 1
-        if text is None:
+    for line, typed, rest, continuation in _scan(body or ""):
+        name = typed.lower()
+        if name not in _NAMES:
             continue
-        match = _COMMAND_LINE.match(text)
-        if not match or match.group("name").lower() not in COMMAND_NAMES:
-            continue
-        name = match.group("name").lower()
-        continuation: list[str] = []
-        if name in ("answer", "override"):
-            while index < len(lines):
-                _, following = lines[index]
-                if following is None or not following.strip() or _COMMAND_LINE.match(following):
-                    break
-                continuation.append(following.strip())
-                index += 1
-        commands.append(_build(name, match.group("rest"), number, continuation))
+        takes_more = name in ("answer", "override")
+        commands.append(_build(_NAMES[name], rest, line.number, continuation if takes_more else []))
     return commands
 
 
-def parse(body: str) -> Command | None:
-    """The comment's command: the first one, or None when there is none."""
-    found = parse_all(body)
+def closest_command(word: str) -> str | None:
+    """The command a misspelt ``/word`` most likely meant, if it is close enough to mean one."""
+    found = difflib.get_close_matches(word.lower(), COMMAND_NAMES, n=1, cutoff=NEAR_MISS)
     return found[0] if found else None
+
+
+def near_miss(body: str) -> Command | None:
+    """The first ``/word`` that is not a command but looks like a misspelt one, as an error command."""
+    for line, typed, _, _ in _scan(body or ""):
+        if typed.lower() in COMMAND_NAMES:
+            continue
+        meant = closest_command(typed)
+        if meant is not None:
+            listed = ", ".join(f"/{name}" for name in COMMAND_NAMES)
+            message = f"/{typed} is not a parkbot command; did you mean /{meant}? The commands are {listed}."
+            return Command("unknown", arg=f"/{typed}", line=line.number, error=message)
+    return None
+
+
+def parse(body: str) -> Command | None:
+    """The comment's command: the first one; else a near miss of one (with ``error``); else None."""
+    found = parse_all(body)
+    return found[0] if found else near_miss(body)

@@ -8,15 +8,21 @@ git user locally), which the backends pass in as ``fallback_owner``.
 from __future__ import annotations
 
 import fnmatch
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.core.errors import InvalidInput
 
 CONFIG_PATH = ".github/parkbot.yml"
+#: Where the configuration may be, in the order read; both at once is an error.
+CONFIG_PATHS = (CONFIG_PATH, ".github/parkbot.yaml")
+#: Refs the backlog must not live under: git moves them for other reasons.
+BRANCH_LIKE_REFS = ("refs/heads/", "refs/tags/", "refs/remotes/")
 
 
 class _Section(BaseModel):
@@ -70,6 +76,35 @@ class Gate(_Section):
     )
 
 
+def _wait_seconds(value: Any) -> Any:
+    """``90s``, ``5m``, ``1h`` or a number of seconds (a string of another shape is left for pydantic to refuse)."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        units = {"s": 1.0, "m": 60.0, "h": 3600.0}
+        try:
+            return float(text[:-1]) * units[text[-1]] if text and text[-1] in units else float(text)
+        except ValueError:
+            raise ValueError("must be a duration such as 90s, 5m or 1h (0: never wait)") from None
+    return value
+
+
+class GitHubOptions(_Section):
+    """How the GitHub backend behaves under GitHub's rate limits (see docs/github.md)."""
+
+    rate_limit_wait: float = Field(
+        default=300.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="How long one run may wait out GitHub's rate limits (90s, 5m, 1h or seconds) before it "
+        "stops with exit 4; the environment variable PARKBOT_RATE_LIMIT_WAIT overrides it.",
+    )
+
+    @field_validator("rate_limit_wait", mode="before")
+    @classmethod
+    def _duration(cls, value: Any) -> Any:
+        return _wait_seconds(value)
+
+
 class Config(_Section):
     """The whole file. Every key is optional; unknown keys are errors."""
 
@@ -93,6 +128,7 @@ class Config(_Section):
         description="parkbot's own GitHub login when it cannot be found from its token (unusual setups); "
         "only records written by this login are trusted.",
     )
+    github: GitHubOptions = Field(default_factory=GitHubOptions)
 
     @field_validator("hierarchy")
     @classmethod
@@ -113,7 +149,21 @@ class Config(_Section):
     def _ref(cls, value: str) -> str:
         if not value.startswith("refs/") or ".." in value or " " in value:
             raise ValueError("must be a full ref name such as refs/parkbot/backlog")
+        if value.startswith(BRANCH_LIKE_REFS):
+            raise ValueError(
+                f"{value} is a branch, tag or remote-tracking ref; the backlog needs a ref of its own "
+                "such as refs/parkbot/backlog (git would otherwise move it with your branches)"
+            )
         return value
+
+    @model_validator(mode="after")
+    def _signed_answers_need_configured_owners(self) -> Config:
+        if self.answers.require_signed and not self.owners.default:
+            raise ValueError(
+                "answers.require_signed needs owners.default: with signed answers, who owns a decision must "
+                "come from this reviewed file, not from the backlog"
+            )
+        return self
 
     def owner_for(self, origin: str) -> str | None:
         """The direct owner of an origin task as configured, or None when the config names nobody."""
@@ -149,18 +199,100 @@ def _glob_branch(branch: str, pattern: str) -> bool:
     return fnmatch.fnmatchcase(branch, pattern) and branch.count("/") == pattern.count("/")
 
 
-class _LineLoader(yaml.SafeLoader):
-    """A safe loader that remembers the line of every mapping key."""
+#: Deepest nesting a configuration may have (the real one is three levels deep).
+MAX_DEPTH = 16
+#: Largest configuration file read (the real one is a few hundred bytes).
+MAX_CONFIG_BYTES = 256 * 1024
+#: Plain scalars YAML 1.1 tools read as booleans, which parkbot reads as the text they are (YAML 1.2).
+YAML11_BOOLEANS = frozenset({"y", "yes", "n", "no", "on", "off"})
 
 
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+@dataclass(frozen=True)
+class ConfigWarning:
+    """Something valid but likely to surprise (YAML 1.1 tools would read it differently)."""
+
+    line: int
+    message: str
+
+
+class _Refused(yaml.MarkedYAMLError):
+    """Valid YAML that a configuration may not use (aliases, repeated keys, absurd nesting)."""
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with the surprises taken out, remembering the line of every key.
+
+    * no anchors or aliases: an alias bomb (a few lines expanding to gigabytes) cannot be written;
+    * a key given twice is an error naming both lines, not "the last one wins";
+    * nesting is bounded (:data:`MAX_DEPTH`), so a hostile file cannot exhaust the stack;
+    * booleans are YAML 1.2's: only ``true``/``false``. ``off``, ``on``, ``yes``, ``no`` stay text, so
+      ``precedents: off`` means the setting ``off``; where a setting is a true/false switch, pydantic
+      still reads ``yes``/``no`` as one.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.depth = 0
+        self.warnings: list[ConfigWarning] = []
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        mark: yaml.Mark | None = event.start_mark
+        if isinstance(event, yaml.AliasEvent) or (isinstance(event, yaml.NodeEvent) and event.anchor):
+            raise _Refused(
+                None, None, "anchors and aliases are not allowed in the configuration; write the value out", mark
+            )
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Refused(None, None, f"the configuration is nested more than {MAX_DEPTH} levels deep", mark)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        line = key_node.start_mark.line + 1
+        if isinstance(key, str | int | float | bool) and key in seen:
+            raise _Refused(
+                None,
+                None,
+                f"the key {key!r} is given twice (lines {seen[key]} and {line}); keep one",
+                key_node.start_mark,
+            )
+        if isinstance(key, str | int | float | bool):
+            seen[key] = line
     mapping = loader.construct_mapping(node, deep=True)
-    lines = {key_node.value: key_node.start_mark.line + 1 for key_node, _ in node.value}
-    mapping["__lines__"] = lines  # type: ignore[index]
+    mapping["__lines__"] = {key_node.value: key_node.start_mark.line + 1 for key_node, _ in node.value}
     return mapping
 
 
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+def _construct_plain(loader: _StrictLoader, node: yaml.ScalarNode) -> Any:
+    value = loader.construct_scalar(node)
+    if node.style is None and str(value).lower() in YAML11_BOOLEANS:
+        loader.warnings.append(
+            ConfigWarning(
+                node.start_mark.line + 1,
+                f"{value} is read as the text {value!r}, but YAML 1.1 tools read it as "
+                f'{str(value).lower() in ("y", "yes", "on")}: quote it ("{value}") to be clear',
+            )
+        )
+    return value
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+# YAML 1.2 booleans: drop PyYAML's YAML 1.1 resolver for yes/no/on/off and resolve only true/false.
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_StrictLoader.add_constructor("tag:yaml.org,2002:str", _construct_plain)
 
 
 def _strip_lines(data: Any) -> tuple[Any, dict[tuple[Any, ...], int]]:
@@ -180,19 +312,48 @@ def _strip_lines(data: Any) -> tuple[Any, dict[tuple[Any, ...], int]]:
     return walk(data, ()), table
 
 
+def _load_yaml(text: str, source: str) -> tuple[Any, list[ConfigWarning]]:
+    if len(text) > MAX_CONFIG_BYTES:
+        raise InvalidInput(f"{source}: the configuration is larger than {MAX_CONFIG_BYTES} bytes")
+    loader = _StrictLoader(text)
+    try:
+        raw = loader.get_single_data()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{source}:{mark.line + 1}" if mark is not None else source
+        problem = exc.problem or exc.context or "not valid YAML"
+        if (
+            not isinstance(exc, yaml.constructor.ConstructorError)
+            and "anchors" not in problem
+            and "nested" not in problem
+            and "twice" not in problem
+        ):
+            problem = f"not valid YAML: {problem}"
+        raise InvalidInput(f"{where}: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise InvalidInput(f"{source}: not valid YAML: {exc}") from None
+    except RecursionError:
+        raise InvalidInput(f"{source}: the configuration is nested too deeply") from None
+    finally:
+        loader.dispose()
+    return raw, loader.warnings
+
+
 def parse_config(text: str, source: str = CONFIG_PATH) -> Config:
     """Parse and validate; raise :class:`InvalidInput` naming the file, line and field."""
-    try:
-        raw = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - _LineLoader is a SafeLoader
-    except yaml.YAMLError as exc:
-        raise InvalidInput(f"{source}: not valid YAML: {exc}") from exc
+    return check_config(text, source)[0]
+
+
+def check_config(text: str, source: str = CONFIG_PATH) -> tuple[Config, list[ConfigWarning]]:
+    """Parse and validate, and the warnings a careful reader would want (``parkbot config check``)."""
+    raw, warnings = _load_yaml(text, source)
     if raw is None:
-        return Config()
+        return Config(), warnings
     data, lines = _strip_lines(raw)
     if not isinstance(data, dict):
         raise InvalidInput(f"{source}: the top level must be a mapping of settings")
     try:
-        return Config.model_validate(data)
+        return Config.model_validate(data), warnings
     except ValidationError as exc:
         problems = []
         for error in exc.errors(include_url=False):
@@ -207,11 +368,50 @@ def parse_config(text: str, source: str = CONFIG_PATH) -> Config:
         raise InvalidInput("invalid configuration:\n  " + "\n  ".join(problems)) from exc
 
 
+def read_config_file(path: str | Path) -> str:
+    """A configuration file's text: it must exist and be UTF-8."""
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidInput(f"configuration file {path} does not exist")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read the configuration file {path}: {exc.strerror}") from None
+    return decode_config(data, str(path))
+
+
+def decode_config(data: bytes, source: str) -> str:
+    """The text of a configuration file; anything but UTF-8 is an error naming the byte offset."""
+    if len(data) > MAX_CONFIG_BYTES:
+        raise InvalidInput(f"{source}: the configuration is larger than {MAX_CONFIG_BYTES} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{source}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
+
+
+def find_config(start: str | Path) -> Path | None:
+    """The configuration of the working tree containing ``start``: ``.github/parkbot.yml`` or ``.yaml``.
+
+    Looked up from ``start`` to the repository root. Both spellings at once is an error naming both,
+    rather than one silently winning.
+    """
+    folder = Path(start).resolve()
+    for candidate_root in (folder, *folder.parents):
+        found = [candidate_root / name for name in CONFIG_PATHS if (candidate_root / name).is_file()]
+        if len(found) > 1:
+            raise InvalidInput(
+                f"both {found[0]} and {found[1]} exist; parkbot reads one configuration: keep one of them"
+            )
+        if found:
+            return found[0]
+        if (candidate_root / ".git").exists():
+            return None
+    return None
+
+
 def load_config(path: str | Path | None) -> Config:
     """Read a config file from disk; a missing default file means defaults, a missing named file is an error."""
     if path is None:
         return Config()
-    path = Path(path)
-    if not path.is_file():
-        raise InvalidInput(f"configuration file {path} does not exist")
-    return parse_config(path.read_text(encoding="utf-8"), str(path))
+    return parse_config(read_config_file(path), str(path))

@@ -3,36 +3,59 @@
 Ids are derived from facts that already exist (the origin task and the question's key), never
 generated, so a retried filing finds the same item instead of creating another. These functions
 are pure and their output is a contract: changing them orphans every existing decision.
+
+The one rule for letters (docs/agents.md says the same): an origin, a key and an option id are
+ASCII letters, digits, ``.``, ``_`` and ``-``, starting and ending with a letter or digit, at most
+:data:`MAX_NAME_LENGTH` characters. Upper-case ASCII letters are accepted and folded to lower case
+(``Billing-42`` is ``billing-42``). Everything is checked *before* folding, so no other character
+can fold into an allowed one (the Kelvin sign ``K`` U+212A lowercases to ``k``: it is an error, not
+``k``).
 """
 
 from __future__ import annotations
 
 import re
 
-#: Characters allowed in an origin, a key and an option id, after lowercasing.
-NAME_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$")
+#: What a name may look like as written (before folding); the published JSON Schema uses this pattern.
+NAME_REGEX = r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$"
+NAME_PATTERN = re.compile(NAME_REGEX)
+#: What a decision id may look like as written (before folding).
+ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]+$")
+_ALLOWED = re.compile(r"[A-Za-z0-9._-]")
 MAX_NAME_LENGTH = 100
 SEPARATOR = "-decision-"
+#: The longest decision id: two names of the longest length around the separator.
+MAX_ID_LENGTH = 2 * MAX_NAME_LENGTH + len(SEPARATOR)
+ALPHABET_HINT = "use ASCII letters, digits, '.', '_' and '-' (upper case is folded to lower case)"
+
+
+def _fold(value: str) -> str:
+    """ASCII-only lower case: the checks above guarantee nothing else is left to fold."""
+    return value.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def normalize_name(value: str, *, what: str = "name") -> str:
-    """Lowercase and check ``value``; anything outside ``[a-z0-9._-]`` is an error, never rewritten.
+    """Check ``value`` and fold it to lower case; anything outside the alphabet is an error, never rewritten.
 
     Rewriting would make two different origins share one identity, which is exactly the silent
     merge the derived id exists to prevent.
     """
     if not isinstance(value, str):
         raise ValueError(f"{what} must be a string")
-    normalized = value.strip().lower()
-    if not normalized:
+    written = value.strip()
+    if not written:
         raise ValueError(f"{what} must not be empty")
-    if len(normalized) > MAX_NAME_LENGTH:
-        raise ValueError(f"{what} is {len(normalized)} characters long; at most {MAX_NAME_LENGTH} allowed")
-    if not NAME_PATTERN.match(normalized):
-        bad = sorted({c for c in normalized if not re.match(r"[a-z0-9._-]", c)})
-        detail = f"characters {''.join(bad)!r} are not allowed" if bad else "must start and end with a letter or digit"
-        raise ValueError(f"{what} {value!r}: {detail}; use lowercase letters, digits, '.', '_' and '-'")
-    return normalized
+    if len(written) > MAX_NAME_LENGTH:
+        raise ValueError(f"{what} is {len(written)} characters long; at most {MAX_NAME_LENGTH} allowed")
+    if not NAME_PATTERN.match(written):
+        bad = sorted({c for c in written if not _ALLOWED.fullmatch(c)})
+        shown = ", ".join(f"{c!r} (U+{ord(c):04X})" if not c.isascii() else repr(c) for c in bad)
+        detail = f"characters {shown} are not allowed" if bad else "must start and end with a letter or digit"
+        raise ValueError(f"{what} {value!r}: {detail}; {ALPHABET_HINT}")
+    return _fold(written)
 
 
 def decision_id(origin: str, key: str) -> str:
@@ -41,10 +64,12 @@ def decision_id(origin: str, key: str) -> str:
 
 
 def check_decision_id(value: str) -> str:
-    """Validate an id given on the command line or read back from a backend."""
-    normalized = value.strip().lower()
-    if SEPARATOR not in normalized:
+    """Validate an id given on the command line or read back from a backend; the folded id."""
+    written = value.strip()
+    if SEPARATOR not in _fold(written):
         raise ValueError(f"{value!r} is not a decision id: expected '<origin>{SEPARATOR}<key>'")
-    if len(normalized) > 2 * MAX_NAME_LENGTH + len(SEPARATOR) or not re.fullmatch(r"[a-z0-9._-]+", normalized):
-        raise ValueError(f"{value!r} is not a decision id: use lowercase letters, digits, '.', '_' and '-'")
-    return normalized
+    if len(written) > MAX_ID_LENGTH:
+        raise ValueError(f"{value!r} is not a decision id: at most {MAX_ID_LENGTH} characters")
+    if not ID_PATTERN.match(written):
+        raise ValueError(f"{value!r} is not a decision id: {ALPHABET_HINT}")
+    return _fold(written)

@@ -17,6 +17,7 @@ exactly the same rules and the rules are tested without either.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -209,17 +210,16 @@ def _block(tracker: Tracker, decision: Decision) -> list[GateResult]:
     """Link a blocking decision's dependents and publish their (blocked) gates."""
     if not (decision.blocking and decision.dependents):
         return []
-    return _publish(tracker, decision, tracker.block_dependents(decision), ignore=None)
+    return _publish(tracker, decision, tracker.block_dependents(decision))
 
 
-def _publish(
-    tracker: Tracker, decision: Decision, states: list[DependentState], *, ignore: str | None
-) -> list[GateResult]:
-    """Evaluate each dependent's gate from what still links it, and publish it where it can be shown."""
+def _publish(tracker: Tracker, decision: Decision, states: list[DependentState]) -> list[GateResult]:
+    """Evaluate each dependent's gate from ``decision`` as it now stands and whatever else still links the
+    dependent, and publish it where it can be shown."""
     results = []
     for state in states:
         linked = [d for d in state.others if d.id != decision.id]
-        result = evaluate_gate(state.target, [decision, *linked], ignore=ignore)
+        result = evaluate_gate(state.target, [decision, *linked])
         if state.note:
             result = GateResult(result.target, result.blocking, result.resolved, {"note": state.note})
         if state.publishable:
@@ -299,7 +299,9 @@ def interpret_answer(decision: Decision, value: str, command: Command) -> tuple[
     choices = ", ".join(decision.option_ids())
     if command in ("decide", "default"):
         if option is None:
-            raise InvalidInput(f"{text!r} is not an option of {decision.id}; choose one of: {choices}")
+            raise InvalidInput(
+                f"{text!r} is not an option of {decision.id}; {_closest(decision, text)}choose one of: {choices}"
+            )
         return option, "default" if command == "default" else "option"
     if option is not None:
         return option, "option"
@@ -307,7 +309,34 @@ def interpret_answer(decision: Decision, value: str, command: Command) -> tuple[
         if not decision.free_text_allowed:
             raise InvalidInput(f"{decision.id} takes no free-text answer; choose one of: {choices}")
         return text, "free_text"
-    raise InvalidInput(f"{text!r} is not an option of {decision.id}; choose one of: {choices}")
+    raise InvalidInput(
+        f"{text!r} is not an option of {decision.id}; {_closest(decision, text)}choose one of: {choices}"
+    )
+
+
+def _closest(decision: Decision, typed: str) -> str:
+    """``did you mean 'x'? `` for a near miss of an option id, else nothing."""
+    found = difflib.get_close_matches(typed.casefold(), [o.id.casefold() for o in decision.options], n=1, cutoff=0.6)
+    if not found:
+        return ""
+    meant = next(o.id for o in decision.options if o.id.casefold() == found[0])
+    return f"did you mean {meant!r}? "
+
+
+def help_text(decision: Decision) -> list[tuple[str, str]]:
+    """What the owner can type on this decision: (command, what it does), in the order to try them."""
+    if decision.kind == "review":
+        rows = [("/accept", "accept every stated assumption")]
+        rows += [(f"/override {n} <what it should be>", a.text) for n, a in enumerate(decision.assumptions, 1)]
+        return rows
+    rows = [(f"/decide {o.id}", o.label) for o in decision.options]
+    if decision.free_text_allowed:
+        rows.append(("/answer <your answer>", "answer in words"))
+    rows += [(f"/default {o.id}", "the same, recorded as an explicit assumption") for o in decision.options[:1]]
+    rows.append(("/escalate", "pass the question one level up the hierarchy"))
+    if decision.requester:
+        rows.append(("/return", f"hand it back to {decision.requester}, who started the run"))
+    return rows
 
 
 def resolve(
@@ -345,6 +374,24 @@ def _resolve_once(
     source: str | None,
     now: datetime | None,
 ) -> ResolveOutcome:
+    decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, source, now)
+    if decision.state == "resolved" and recorded is not None:
+        return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
+    action: ResolveAction = "completed" if recorded else "resolved"
+    return _complete(tracker, config, decision, recorded or answer, action, answer.at)
+
+
+def _judge_answer(
+    tracker: Tracker,
+    config: Config,
+    decision_id: str,
+    value: str,
+    by: Actor,
+    command: Command,
+    source: str | None,
+    now: datetime | None,
+) -> tuple[Decision, Answer, Answer | None]:
+    """Every rule an answer must meet before anything is written: the decision, the answer, what is recorded."""
     decision = _load(tracker, config, decision_id)
     if decision.state == "abandoned":
         raise Refused(
@@ -355,7 +402,6 @@ def _resolve_once(
     authority.authorize(tracker, config, decision, by)
     answer_value, kind = interpret_answer(decision, value, command)
     answer = Answer(value=answer_value, kind=kind, by=by.login, at=now or utcnow(), source=source)
-
     recorded = decision.answer if decision.state == "resolved" else authority.recorded_answer(tracker, config, decision)
     if recorded is not None and not recorded.same_answer(answer):
         raise Refused(
@@ -363,10 +409,38 @@ def _resolve_once(
             f"({recorded.kind}, by {recorded.by} at {recorded.at.isoformat()}); a different answer is refused",
             reason="conflicting_answer",
         )
-    if decision.state == "resolved" and recorded is not None:
-        return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
-    action: ResolveAction = "completed" if recorded else "resolved"
-    return _complete(tracker, config, decision, recorded or answer, action, answer.at)
+    return decision, answer, recorded
+
+
+# --- an owner's act, as the comment command that performs it ----------------------------------------
+#
+# Where records count only when the backend's own identity writes them (GitHub), an owner acting with
+# their own credentials leaves the act as their own comment command; parkbot records it when that
+# comment reaches it. These say which command, after the rules the act itself must meet, so that a
+# refusal is immediate rather than a reply on the issue later.
+
+#: The command that gives an answer of each kind.
+_VERB_OF_KIND = {"option": "decide", "free_text": "answer", "default": "default"}
+
+
+def answer_command(
+    tracker: Tracker, config: Config, decision_id: str, value: str, by: Actor, *, command: Command = "auto"
+) -> tuple[Decision, str]:
+    """The comment command that answers ``decision_id`` with ``value``, if ``by`` may."""
+    decision, answer, _ = _judge_answer(tracker, config, decision_id, value, by, command, None, None)
+    return decision, f"/{_VERB_OF_KIND[answer.kind]} {answer.value}"
+
+
+def act_command(tracker: Tracker, config: Config, decision_id: str, by: Actor, text: str) -> Decision:
+    """The decision ``text`` (``/escalate``, ``/return``, ``/accept``, ``/override ...``) acts on, if ``by`` is an
+    owner of that open decision; the command's own rules are applied when parkbot records it."""
+    decision = _load(tracker, config, decision_id)
+    if decision.state != "open":
+        raise Refused(
+            f"decision {decision.id} is {decision.state}; {text.split()[0]} acts on open ones", reason=decision.state
+        )
+    authority.authorize(tracker, config, decision, by)
+    return decision
 
 
 def _complete(
@@ -380,7 +454,7 @@ def _complete(
         tracker.record_answer(decision, answer)
     tracker.point_dependents(decision, answer)
     resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
-    gates = _publish(tracker, resolved, tracker.clear_blocking(decision), ignore=decision.id)
+    gates = _publish(tracker, resolved, tracker.clear_blocking(decision))
     tracker.close(decision, answer, log_entry("resolved", resolved, now, location=_where(tracker, resolved)))
     return ResolveOutcome(resolved, action, answer, tracker.location(resolved), gates)
 

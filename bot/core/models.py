@@ -1,16 +1,20 @@
 """Agent results and decision records (pydantic v2).
 
-Everything an agent sends is untrusted: unknown fields, wrong types, blank questions, duplicate
-option ids and oversized text are rejected with a message that names the field. The JSON Schema of
-:data:`AgentResult` is published by ``parkbot schema`` so agents can validate before they send.
+Everything an agent sends is untrusted, and validated in pydantic's *strict* mode: nothing is
+coerced (``"no"``, ``1`` or ``"true"`` are not booleans), unknown fields are errors, and every
+rejection names the field. The published JSON Schema (``parkbot schema``, and the file
+``schema/agent-result.schema.json``) is generated from these very models, and each rule is stated
+once: the patterns and lengths the schema shows are the ones the validators use. The few rules
+plain JSON Schema cannot state are listed in :data:`RULES_BEYOND_THE_SCHEMA`, and the schema's own
+description lists them too.
 """
-
-from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from functools import cache
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -18,16 +22,16 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    GetJsonSchemaHandler,
     PrivateAttr,
     TypeAdapter,
     ValidationError,
-    ValidationInfo,
-    field_validator,
     model_validator,
 )
+from pydantic_core import core_schema as cs
 
 from bot.core.errors import InvalidInput
-from bot.core.identity import check_decision_id, decision_id, normalize_name
+from bot.core.identity import MAX_NAME_LENGTH, NAME_PATTERN, SEPARATOR, check_decision_id, decision_id, normalize_name
 
 # Size limits: generous for real use, small enough that one result cannot exhaust a backend.
 MAX_QUESTION = 4_000
@@ -35,24 +39,141 @@ MAX_TITLE = 200
 MAX_LABEL = 500
 MAX_OPTIONS = 20
 MAX_WORK_SO_FAR_BYTES = 256 * 1024
+#: How deeply ``work_so_far`` may nest: generous for real work, far below what would exhaust a reader's stack.
+MAX_WORK_DEPTH = 64
 MAX_DEPENDENTS = 50
 MAX_ASSUMPTIONS = 50
+MAX_INVENTORY = 200
 MAX_TEXT = 4_000
 MAX_SHORT = 200
+#: The longest decision id: two names of the longest length around the separator.
+MAX_ID_LENGTH = 2 * MAX_NAME_LENGTH + len(SEPARATOR)
+
+#: The published schema's identifier: stable across releases that accept the same documents.
+SCHEMA_ID = "urn:parkbot:schema:agent-result:1"
+SCHEMA_FILE = "schema/agent-result.schema.json"
+
+#: The rules a JSON Schema validator cannot check; ``park`` checks them and names the field.
+RULES_BEYOND_THE_SCHEMA = (
+    "option ids are unique within a question (compared after upper case is folded to lower case)",
+    "guess, when options are given, is one of their ids",
+    f"work_so_far is at most {MAX_WORK_SO_FAR_BYTES} bytes as UTF-8 JSON, nested at most {MAX_WORK_DEPTH} levels deep",
+    "no object in the document gives the same key twice",
+)
 
 
-def _name(what: str):
-    def check(value: Any) -> Any:
-        return normalize_name(value, what=what) if isinstance(value, str) else value
+def _bare(pattern: str) -> str:
+    """A ``^...$`` pattern without its anchors, to embed in a larger one."""
+    if not (pattern.startswith("^") and pattern.endswith("$")):
+        raise ValueError(f"expected an anchored pattern, got {pattern!r}")  # pragma: no cover - import-time guard
+    bare = pattern[1:-1]
+    if re.compile(bare).groups:
+        raise ValueError(f"{pattern!r} has capturing groups")  # pragma: no cover - import-time guard
+    return bare
 
-    return BeforeValidator(check)
+
+#: An origin, a key or an option id as written (the alphabet is :mod:`bot.core.identity`'s).
+NAME_REGEX = NAME_PATTERN.pattern
+_NAME = _bare(NAME_REGEX)
+#: A full decision id as written: ``<origin>-decision-<key>``.
+DECISION_ID_REGEX = f"^{_NAME}{SEPARATOR}{_NAME}$"
+#: ``"id"`` or ``"id: label"``: an option written as one string.
+OPTION_TEXT_REGEX = rf"^(?=[^:]{{1,{MAX_NAME_LENGTH}}}(?::|$))({_NAME})(?::[ ]*(\S.{{0,{MAX_LABEL - 1}}}))?$"
+#: A pull request: ``#12``, ``12``, ``pr:12`` or ``pull/12``.
+PULL_REQUEST_REGEX = r"^(?:#|[Pp][Rr]:|[Pp][Uu][Ll][Ll]/)?([0-9]{1,9})$"
+#: A branch: ``branch:<name>``, ``refs/heads/<name>`` or ``<name>``, with git's main rules for names ...
+BRANCH_REGEX = r"^(?:branch:)?(?:refs/heads/)?([^\s~^:?*\[\\\x00-\x1f\x7f]+)$"
+#: ... and what a branch name may not contain, start or end with.
+BAD_BRANCH_REGEX = r"\.\.|//|@\{|^(?:branch:)?(?:refs/heads/)?[-/]|[/.]$|\.lock$"
+#: Text with something in it.
+NOT_BLANK_REGEX = r"\S"
+
+# Plain groups only (no Python-style named groups): the patterns are published for any JSON Schema validator.
+_OPTION_TEXT = re.compile(OPTION_TEXT_REGEX)
+_PULL_REQUEST = re.compile(PULL_REQUEST_REGEX)
+_BRANCH = re.compile(BRANCH_REGEX)
+_BAD_BRANCH = re.compile(BAD_BRANCH_REGEX)
+_DECISION_ID = re.compile(DECISION_ID_REGEX)
 
 
-Origin = Annotated[str, _name("origin"), Field(description="Stable id of the task that raised the question.")]
-Key = Annotated[str, _name("key"), Field(description="Names the question within its origin task.")]
-OptionId = Annotated[str, _name("option id")]
-ShortText = Annotated[str, Field(min_length=1, max_length=MAX_SHORT)]
-Dependent = Annotated[str, Field(min_length=1, max_length=MAX_SHORT), AfterValidator(lambda v: parse_dependent(v))]
+class _Schema:
+    """Adds keywords to the JSON Schema of the annotated type (the rule itself is checked next to it)."""
+
+    def __init__(self, **keywords: Any) -> None:
+        self.keywords = keywords
+
+    def __get_pydantic_json_schema__(self, schema: cs.CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        return {**handler(schema), **self.keywords}
+
+
+class _OrString:
+    """The JSON Schema of a model that may also be written as one string (``"id: label"``)."""
+
+    def __init__(self, string_schema: dict[str, Any]) -> None:
+        self.string_schema = string_schema
+
+    def __get_pydantic_json_schema__(self, schema: cs.CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        return {"anyOf": [{"type": "string", **self.string_schema}, handler(schema)]}
+
+
+def _name_rule(what: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if len(value) > MAX_NAME_LENGTH:
+            raise ValueError(f"{what} is {len(value)} characters long; at most {MAX_NAME_LENGTH} allowed")
+        if not NAME_PATTERN.search(value):
+            raise ValueError(_name_problem(value, what))
+        return normalize_name(value, what=what)
+
+    return check
+
+
+def _name_problem(value: str, what: str) -> str:
+    """Why ``value`` is not a name, in :func:`normalize_name`'s words where it has them."""
+    if not value:
+        return f"{what} must not be empty"
+    try:
+        normalize_name(value, what=what)
+    except ValueError as exc:
+        return str(exc)
+    if value.strip() == value and value.lower() != value:
+        return f"{what} {value!r}: write it in lower case ({value.lower()!r})"
+    return (
+        f"{what} {value!r}: must match {NAME_REGEX} exactly as written "
+        "(letters, digits, '.', '_' and '-', starting and ending with a letter or digit; no surrounding spaces)"
+    )
+
+
+_NOT_BLANK_SCHEMA = _Schema(pattern=NOT_BLANK_REGEX)
+_NAME_SCHEMA = _Schema(pattern=NAME_REGEX, maxLength=MAX_NAME_LENGTH)
+
+
+def _not_blank(value: str) -> str:
+    if not re.search(NOT_BLANK_REGEX, value):
+        raise ValueError("must contain non-whitespace text")
+    return value
+
+
+_NOT_BLANK = AfterValidator(_not_blank)
+
+Origin = Annotated[
+    str,
+    AfterValidator(_name_rule("origin")),
+    _NAME_SCHEMA,
+    Field(description="Stable id of the task that raised the question."),
+]
+Key = Annotated[
+    str,
+    AfterValidator(_name_rule("key")),
+    _NAME_SCHEMA,
+    Field(description="Names the question within its origin task."),
+]
+OptionId = Annotated[str, AfterValidator(_name_rule("option id")), _NAME_SCHEMA]
+# Free text: at least one non-whitespace character, kept exactly as written.
+Question = Annotated[str, Field(min_length=1, max_length=MAX_QUESTION), _NOT_BLANK, _NOT_BLANK_SCHEMA]
+Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE), _NOT_BLANK, _NOT_BLANK_SCHEMA]
+Label = Annotated[str, Field(min_length=1, max_length=MAX_LABEL), _NOT_BLANK, _NOT_BLANK_SCHEMA]
+Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT), _NOT_BLANK, _NOT_BLANK_SCHEMA]
+ShortText = Annotated[str, Field(min_length=1, max_length=MAX_SHORT), _NOT_BLANK, _NOT_BLANK_SCHEMA]
 
 
 def utcnow() -> datetime:
@@ -61,85 +182,147 @@ def utcnow() -> datetime:
 
 
 class Strict(BaseModel):
-    """Unknown fields are errors: a typo must not silently drop information."""
+    """Stored records: unknown fields are errors, so a typo must not silently drop information."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True, defer_build=True)
 
 
-class Option(Strict):
+class _Input(BaseModel):
+    """What agents send: strict (no coercion), nothing unknown, text kept exactly as written.
+
+    ``regex_engine="python-re"`` makes every pattern behave as a JSON Schema validator's ``pattern``
+    (a search with Python's ``re``), so the schema and the validators cannot disagree about one.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, regex_engine="python-re", defer_build=True, validate_default=False
+    )
+
+
+class Option(_Input):
     """One answer the owner can pick; the id is what ``/decide <id>`` names."""
 
     id: OptionId
-    label: str = Field(min_length=1, max_length=MAX_LABEL)
+    label: Label
 
-    @model_validator(mode="before")
-    @classmethod
-    def _from_string(cls, value: Any) -> Any:
-        """Accept the design notes' ``"id: label"`` strings as well as objects."""
-        if isinstance(value, str):
-            ident, sep, label = value.partition(":")
-            return {"id": ident.strip(), "label": (label.strip() if sep else ident.strip()) or ident.strip()}
+
+def _option_from_text(value: Any) -> Any:
+    """``"id"`` or ``"id: label"``, as the docs write options, becomes ``{"id", "label"}``."""
+    if not isinstance(value, str):
         return value
+    match = _OPTION_TEXT.search(value)
+    if match is None:
+        ident = value.partition(":")[0]
+        if ident and (len(ident) > MAX_NAME_LENGTH or not NAME_PATTERN.search(ident)):
+            raise ValueError(f"{value!r} is not an option: {_name_problem(ident, 'its id')}")
+        raise ValueError(
+            f"{value!r} is not an option: write \"id: label\" (an id of letters, digits, '.', '_' or '-', "
+            f"at most {MAX_NAME_LENGTH} characters, then a label of at most {MAX_LABEL} characters on one line), "
+            'or an object {"id": ..., "label": ...}'
+        )
+    ident = match.group(1)
+    return {"id": ident, "label": match.group(2) or ident}
 
 
-class NeedsInput(Strict):
+OptionInput = Annotated[
+    Option,
+    BeforeValidator(_option_from_text),
+    _OrString({"pattern": OPTION_TEXT_REGEX, "description": '"id" or "id: label"'}),
+]
+
+
+def parse_dependent(value: str) -> str:
+    """Normalize a dependent to ``#N`` (a pull request) or ``branch:<name>``; the schema uses the same patterns."""
+    pull = _PULL_REQUEST.search(value)
+    if pull is not None:
+        return f"#{int(pull.group(1))}"
+    branch = _BRANCH.search(value)
+    if branch is None or _BAD_BRANCH.search(value):
+        raise ValueError(f"{value!r} is neither a pull request ('#12') nor a valid branch name ('branch:agent/x')")
+    return f"branch:{branch.group(1)}"
+
+
+Dependent = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_SHORT),
+    AfterValidator(parse_dependent),
+    _Schema(
+        anyOf=[
+            {"pattern": PULL_REQUEST_REGEX},
+            {"pattern": BRANCH_REGEX, "not": {"pattern": BAD_BRANCH_REGEX}},
+        ]
+    ),
+]
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests (an array or object is one level), counted without recursion."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if isinstance(node, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_WORK_DEPTH:
+                return deepest
+            pending.extend((child, depth) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def _work_so_far(value: Any) -> Any:
+    if _depth(value) > MAX_WORK_DEPTH:
+        raise ValueError(f"is nested more than {MAX_WORK_DEPTH} levels deep; flatten it (it is returned verbatim)")
+    try:
+        size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
+    except (TypeError, ValueError):
+        raise ValueError("must be JSON: objects, arrays, strings, finite numbers, booleans and null") from None
+    if size > MAX_WORK_SO_FAR_BYTES:
+        raise ValueError(f"is {size} bytes as JSON; at most {MAX_WORK_SO_FAR_BYTES} allowed")
+    return value
+
+
+WorkSoFar = Annotated[
+    Any,
+    AfterValidator(_work_so_far),
+    Field(description=f"Preserved work, any JSON up to {MAX_WORK_SO_FAR_BYTES} bytes; returned verbatim on resume."),
+]
+
+
+class NeedsInput(_Input):
     """The agent stops and asks: the question, concrete options, and the work already done."""
 
     status: Literal["needs_input"]
     origin: Origin
     key: Key
-    question: str = Field(min_length=1, max_length=MAX_QUESTION)
-    title: str | None = Field(
-        default=None, min_length=1, max_length=MAX_TITLE, description="Defaults to the question's first line."
-    )
-    options: list[Option] = Field(default_factory=list, max_length=MAX_OPTIONS)
+    question: Question
+    title: Title | None = Field(default=None, description="Defaults to the question's first line.")
+    options: list[OptionInput] = Field(default_factory=list, max_length=MAX_OPTIONS)
     allow_free_text: bool = Field(default=False, description="Accept `/answer <text>` even though options are given.")
-    work_so_far: Any = Field(default=None, description="Preserved work; returned verbatim on resume.")
-    blocking: bool = True
+    work_so_far: WorkSoFar = None
+    blocking: bool = Field(default=True, description="Dependents may not merge until the question is answered.")
     guess: OptionId | None = Field(default=None, description="The option the agent would have picked.")
     run: ShortText | None = None
     dependents: list[Dependent] = Field(
         default_factory=list,
         max_length=MAX_DEPENDENTS,
-        description="What waits for the answer: '#12' (a pull request) or a branch name.",
+        description="What waits for the answer: '#12' (a pull request) or 'branch:<name>'.",
     )
     requester: ShortText | None = Field(
         default=None,
         description="Who started an interactive run; `/return` hands the question back to them.",
     )
 
-    @field_validator("question")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must contain non-whitespace text")
-        return value
-
-    @field_validator("options")
-    @classmethod
-    def _unique_options(cls, value: list[Option]) -> list[Option]:
+    @model_validator(mode="after")
+    def _options_agree(self) -> Self:
         seen: set[str] = set()
-        for option in value:
+        for option in self.options:
             if option.id in seen:
-                raise ValueError(f"duplicate option id {option.id!r}")
+                raise _field_error("options", f"duplicate option id {option.id!r}")
             seen.add(option.id)
-        return value
-
-    @field_validator("work_so_far")
-    @classmethod
-    def _bounded_work(cls, value: Any) -> Any:
-        size = len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
-        if size > MAX_WORK_SO_FAR_BYTES:
-            raise ValueError(f"is {size} bytes as JSON; at most {MAX_WORK_SO_FAR_BYTES} allowed")
-        return value
-
-    @field_validator("guess")
-    @classmethod
-    def _guess_is_an_option(cls, value: str | None, info: ValidationInfo) -> str | None:
-        options = info.data.get("options") or []
-        if value is not None and options and value not in {o.id for o in options}:
-            raise ValueError(f"{value!r} is not one of the option ids {[o.id for o in options]}")
-        return value
+        if self.guess is not None and self.options and self.guess not in seen:
+            raise _field_error("guess", f"{self.guess!r} is not one of the option ids {[o.id for o in self.options]}")
+        return self
 
     @property
     def decision_id(self) -> str:
@@ -150,66 +333,97 @@ class NeedsInput(Strict):
         return self.title or default_title(self.question)
 
 
-class Assumption(Strict):
+def _field_error(field: str, message: str) -> ValueError:
+    """A cross-field rule's error, prefixed so the message still names the field."""
+    return ValueError(f"{field}: {message}")
+
+
+class Assumption(_Input):
     """One stated assumption the agent proceeded under."""
 
-    text: str = Field(min_length=1, max_length=MAX_TEXT)
+    text: Text
     option: OptionId | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _from_string(cls, value: Any) -> Any:
-        return {"text": value} if isinstance(value, str) else value
+
+AssumptionInput = Annotated[
+    Assumption,
+    BeforeValidator(lambda value: {"text": value} if isinstance(value, str) else value),
+    _OrString({"minLength": 1, "maxLength": MAX_TEXT, "pattern": NOT_BLANK_REGEX}),
+]
 
 
-class DoneWithAssumptions(Strict):
+class DoneWithAssumptions(_Input):
     """The agent finished under stated assumptions, for the owner to review rather than pre-authorize."""
 
     status: Literal["done_with_assumptions"]
     origin: Origin
     run: ShortText | None = None
-    title: str | None = Field(default=None, min_length=1, max_length=MAX_TITLE)
-    assumptions: list[Assumption] = Field(min_length=1, max_length=MAX_ASSUMPTIONS)
-    work_so_far: Any = None
+    title: Title | None = None
+    assumptions: list[AssumptionInput] = Field(min_length=1, max_length=MAX_ASSUMPTIONS)
+    work_so_far: WorkSoFar = None
     dependents: list[Dependent] = Field(default_factory=list, max_length=MAX_DEPENDENTS)
-
-    _bounded_work = field_validator("work_so_far")(NeedsInput._bounded_work.__func__)  # type: ignore[attr-defined]
-
-
-class _Inventory(Strict):
-    """A finished run says which decisions it surfaced; silence is not an answer."""
-
-    origin: Origin
-    run: ShortText | None = None
-    decisions: list[str] = Field(
-        default_factory=list, description="Decision ids (or keys within this origin) the run surfaced."
-    )
-    none: bool = Field(default=False, description="The positive claim that the run looked and found nothing.")
-
-    @field_validator("decisions")
-    @classmethod
-    def _ids(cls, value: list[str]) -> list[str]:
-        return [_inventory_entry(item) for item in value]
-
-    @model_validator(mode="after")
-    def _explicit_none(self) -> _Inventory:
-        if not self.decisions and not self.none:
-            raise ValueError(
-                "decisions: an empty inventory is not accepted as 'nothing found'; "
-                "list the decisions, or say none: true"
-            )
-        if self.decisions and self.none:
-            raise ValueError("none: true contradicts a non-empty decisions list")
-        return self
-
-    def decision_ids(self) -> list[str]:
-        return [d if "-decision-" in d else decision_id(self.origin, d) for d in self.decisions]
 
 
 def _inventory_entry(value: str) -> str:
-    if "-decision-" in value.lower():
+    """A key of this origin, or a full decision id; folded."""
+    if len(value) <= MAX_NAME_LENGTH and NAME_PATTERN.search(value):
+        folded = normalize_name(value, what="decision key")
+        return check_decision_id(folded) if SEPARATOR in folded else folded
+    if len(value) <= MAX_ID_LENGTH and _DECISION_ID.search(value):
         return check_decision_id(value)
-    return normalize_name(value, what="decision key")
+    raise ValueError(
+        f"{value!r} is neither a decision key (like 'refund', at most {MAX_NAME_LENGTH} characters) "
+        f"nor a decision id (like 'billing-42-decision-refund')"
+    )
+
+
+InventoryEntry = Annotated[
+    str,
+    AfterValidator(_inventory_entry),
+    _Schema(
+        anyOf=[
+            {"pattern": NAME_REGEX, "maxLength": MAX_NAME_LENGTH},
+            {"pattern": DECISION_ID_REGEX, "maxLength": MAX_ID_LENGTH},
+        ]
+    ),
+]
+
+#: "decisions" or ``"none": true``, never both and never neither: silence is not an answer.
+_INVENTORY_SHAPES: dict[str, Any] = {
+    "oneOf": [
+        {"required": ["decisions"], "properties": {"decisions": {"minItems": 1}, "none": {"const": False}}},
+        {"required": ["none"], "properties": {"none": {"const": True}, "decisions": {"maxItems": 0}}},
+    ]
+}
+
+
+class _Inventory(_Input):
+    """A finished run says which decisions it surfaced; silence is not an answer."""
+
+    model_config = ConfigDict(json_schema_extra=_INVENTORY_SHAPES)
+
+    origin: Origin
+    run: ShortText | None = None
+    decisions: list[InventoryEntry] = Field(
+        default_factory=list,
+        max_length=MAX_INVENTORY,
+        description="Decision ids (or keys within this origin) the run surfaced.",
+    )
+    none: bool = Field(default=False, description="The positive claim that the run looked and found nothing.")
+
+    @model_validator(mode="after")
+    def _explicit_none(self) -> Self:
+        if not self.decisions and not self.none:
+            raise _field_error(
+                "decisions",
+                "an empty inventory is not accepted as 'nothing found'; list the decisions, or say none: true",
+            )
+        if self.decisions and self.none:
+            raise _field_error("none", "none: true contradicts a non-empty decisions list")
+        return self
+
+    def decision_ids(self) -> list[str]:
+        return [d if SEPARATOR in d else decision_id(self.origin, d) for d in self.decisions]
 
 
 class Done(_Inventory):
@@ -218,32 +432,77 @@ class Done(_Inventory):
 
 class Failed(_Inventory):
     status: Literal["failed"]
-    error: str = Field(min_length=1, max_length=MAX_TEXT)
+    error: Text
 
 
-AgentResult = Annotated[NeedsInput | DoneWithAssumptions | Done | Failed, Field(discriminator="status")]
-_RESULT_ADAPTER: TypeAdapter[Any] = TypeAdapter(AgentResult)
+Result = NeedsInput | DoneWithAssumptions | Done | Failed
+AgentResult = Annotated[Result, Field(discriminator="status")]
+_STATUSES = ("needs_input", "done_with_assumptions", "done", "failed")
 
 
-def parse_result(data: Any) -> NeedsInput | DoneWithAssumptions | Done | Failed:
-    """Validate an agent result; raise :class:`InvalidInput` naming every bad field."""
-    if isinstance(data, str | bytes):
+@cache
+def _result_adapter() -> TypeAdapter[Result]:
+    """Built on first use, so commands that read no result do not pay for it."""
+    return TypeAdapter(AgentResult)
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise InvalidInput(f"result is not valid: the key {key!r} is given twice in one object; keep one")
+        data[key] = value
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    raise InvalidInput(f"result is not valid JSON: {name} is not a JSON number")
+
+
+def load_json(data: str | bytes, what: str = "result") -> Any:
+    """Strict JSON: UTF-8, no ``NaN``/``Infinity``, no key given twice in one object."""
+    if isinstance(data, bytes):
         try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"result is not valid JSON: {exc}") from exc
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"{what} is not UTF-8 text (byte {exc.start})") from None
     try:
-        return _RESULT_ADAPTER.validate_python(data)
+        return json.loads(data, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{what} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidInput(f"{what} is nested too deeply") from None
+
+
+def parse_result(data: Result | Mapping[str, Any] | str | bytes) -> Result:
+    """Validate an agent result (a model, a mapping or JSON text); :class:`InvalidInput` names every bad field."""
+    if isinstance(data, NeedsInput | DoneWithAssumptions | Done | Failed):
+        return data
+    if isinstance(data, str | bytes):
+        data = load_json(data)
+    try:
+        return _result_adapter().validate_python(data)
     except ValidationError as exc:
-        raise InvalidInput(describe_validation_error(exc, "result")) from exc
+        raise InvalidInput(describe_validation_error(exc, "result")) from None
 
 
 def result_json_schema() -> dict[str, Any]:
-    """The published JSON Schema of every result an agent may return."""
-    schema = _RESULT_ADAPTER.json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "parkbot agent result"
-    return schema
+    """The published JSON Schema of every result an agent may return (``schema/agent-result.schema.json``)."""
+    schema = _result_adapter().json_schema()
+    rules = "".join(f"\n- {rule}" for rule in RULES_BEYOND_THE_SCHEMA)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": "parkbot agent result",
+        "description": (
+            "What an agent returns to parkbot: needs_input (a question), done_with_assumptions (finished, "
+            "for review), done or failed (with the run's inventory of questions). Strict: no field is "
+            "coerced, unknown fields are errors. `parkbot park` also checks these rules, which JSON Schema "
+            f"cannot state:{rules}"
+        ),
+        "type": "object",
+        **schema,
+    }
 
 
 def describe_validation_error(exc: ValidationError, what: str) -> str:
@@ -251,42 +510,37 @@ def describe_validation_error(exc: ValidationError, what: str) -> str:
     lines = []
     for error in exc.errors(include_url=False):
         loc = error.get("loc", ())
-        # Discriminated unions put the tag first (``needs_input.question``): drop it.
-        parts = [p for p in loc if not (isinstance(p, str) and p in _STATUSES and p == loc[0])]
+        # Discriminated unions put the tag first (``needs_input.question``); function validators add
+        # their own step (``function-after[...]``): drop both.
+        parts = [
+            p
+            for i, p in enumerate(loc)
+            if not (isinstance(p, str) and ((i == 0 and p in _STATUSES) or p.startswith("function-")))
+        ]
         path = ""
         for part in parts:
             path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-        message = error.get("msg", "invalid").removeprefix("Value error, ")
-        if error.get("type") == "extra_forbidden":
+        message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+        kind = error.get("type")
+        if kind == "extra_forbidden":
             message = "unknown field (check the spelling; see `parkbot schema`)"
-        if error.get("type") == "union_tag_invalid":
+        elif kind == "union_tag_invalid":
             message = f"must be one of {sorted(_STATUSES)}"
+        elif kind == "union_tag_not_found":
+            path, message = path or "status", f"missing: say which result this is, one of {sorted(_STATUSES)}"
+        elif kind == "value_error" and not path:
+            # A cross-field rule of a whole result names its field first ("guess: ...").
+            field, sep, rest = message.partition(": ")
+            if sep and field.isidentifier():
+                path, message = field, rest
         lines.append(f"{path or what}: {message}")
     return f"invalid {what}:\n  " + "\n  ".join(lines)
-
-
-_STATUSES = {"needs_input", "done_with_assumptions", "done", "failed"}
 
 
 def default_title(question: str) -> str:
     """The question's first line, cut to fit a title."""
     first = next((line.strip() for line in question.splitlines() if line.strip()), question.strip())
     return first if len(first) <= 120 else first[:119].rstrip() + "…"
-
-
-_PR_PATTERN = re.compile(r"^(?:#|pr:|pull/)?(\d{1,9})$", re.IGNORECASE)
-
-
-def parse_dependent(value: str) -> str:
-    """Normalize a dependent to ``#N`` (a pull request) or ``branch:<name>``."""
-    text = value.strip()
-    match = _PR_PATTERN.match(text)
-    if match:
-        return f"#{int(match.group(1))}"
-    name = text.removeprefix("branch:").removeprefix("refs/heads/")
-    if not name or any(c.isspace() or c in "~^:?*[\\" for c in name) or ".." in name or name.startswith("-"):
-        raise ValueError(f"{value!r} is neither a pull request ('#12') nor a valid branch name")
-    return f"branch:{name}"
 
 
 # --- records kept by the backends -------------------------------------------------------------
@@ -301,7 +555,7 @@ class Proof(BaseModel):
     checked the signature), so a record cannot vouch for itself.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     good: bool
     signer: str | None = None
@@ -347,7 +601,7 @@ class Answer(_Provable):
     def assumption(self) -> bool:
         return self.kind == "default"
 
-    def same_answer(self, other: Answer) -> bool:
+    def same_answer(self, other: "Answer") -> bool:
         """Equal for the re-run rule: same value and kind; who and when may differ on a retry."""
         return self.kind == other.kind and self.value.casefold() == other.value.casefold()
 
@@ -380,7 +634,7 @@ class LogEntry(BaseModel):
     Precedents are looked up here, and the report clusters it, so it carries the question text.
     """
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     at: datetime
     event: LogEvent
@@ -398,7 +652,7 @@ class LogEntry(BaseModel):
     location: str | None = None
 
     @classmethod
-    def for_decision(cls, event: str, decision: Decision, at: datetime, **extra: Any) -> LogEntry:
+    def for_decision(cls, event: str, decision: "Decision", at: datetime, **extra: Any) -> Self:
         """The line for ``event`` on ``decision``: what it asked, and ``extra`` (answer, by, reason, ...)."""
         return cls.model_validate(
             {
@@ -423,7 +677,7 @@ DecisionKind = Literal["decision", "review"]
 class Decision(BaseModel):
     """A parked decision, as both backends store it. Built from a :class:`NeedsInput` by the lifecycle."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str
     kind: DecisionKind = "decision"
@@ -456,7 +710,7 @@ class Decision(BaseModel):
     def problems(self) -> tuple[str, ...]:
         return self._problems
 
-    def with_problems(self, problems: tuple[str, ...] | list[str]) -> Decision:
+    def with_problems(self, problems: tuple[str, ...] | list[str]) -> Self:
         copy = self.model_copy()
         copy._problems = tuple(dict.fromkeys(problems))
         return copy
@@ -493,5 +747,5 @@ class Decision(BaseModel):
         return self.model_dump_json(indent=2)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> Decision:
+    def from_json(cls, text: str | bytes) -> Self:
         return cls.model_validate_json(text)

@@ -12,20 +12,7 @@ from collections.abc import Iterable
 
 from bot.core.config import Config
 from bot.core.models import Citation, Decision, LogEntry
-
-_NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
-_IDENT = re.compile(r"\b(?:[a-z]+-\d+|[0-9a-f]{7,40}|[0-9a-f]{8}-[0-9a-f-]{27})\b")
-_QUOTED = re.compile(r"([\"'`]).*?\1")
-_SPACE = re.compile(r"\s+")
-
-
-def normalize_question(text: str) -> str:
-    """Question text with the case-specific parts (numbers, ids, quoted names) taken out."""
-    lowered = text.casefold()
-    lowered = _QUOTED.sub("<q>", lowered)
-    lowered = _IDENT.sub("<id>", lowered)
-    lowered = _NUMBER.sub("<n>", lowered)
-    return _SPACE.sub(" ", lowered).strip(" ?.!")
+from bot.core.questions import normalize_question
 
 
 def origin_family(origin: str, config: Config) -> str:

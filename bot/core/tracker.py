@@ -20,7 +20,7 @@ every capability a backend claims.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -28,8 +28,11 @@ from bot.core.models import Answer, Decision, LogEntry
 
 if TYPE_CHECKING:
     from bot.core.authority import Actor
+    from bot.core.dashboard_index import DashboardIndex
 
 GateState = Literal["open", "blocked"]
+#: The reactions a comment can get (GitHub's set); parkbot uses eyes (taken up), +1 (done), confused (refused).
+ReactionContent = Literal["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]
 #: A repository role, lowest first: what ``repository_permission_resolves`` compares against.
 Role = Literal["read", "triage", "write", "maintain", "admin"]
 
@@ -255,11 +258,30 @@ class CommitGates(Protocol):
 
 @runtime_checkable
 class DashboardIssue(Protocol):
-    """The one dashboard issue that lists open decisions (GitHub)."""
+    """The one dashboard issue that lists open decisions (GitHub), carrying the index it shows
+    (:mod:`bot.core.dashboard_index`) so that an event can patch it without reading every decision."""
 
     pin_notice: str | None
 
-    def upsert_dashboard(self, body: str, *, title: str, create: bool = True) -> tuple[int, str]: ...
+    def read_dashboard(self) -> DashboardIndex | None:
+        """The index the dashboard issue carries; None when there is no dashboard or no readable index."""
+        ...
+
+    def write_dashboard(
+        self,
+        index: DashboardIndex,
+        render: Callable[[DashboardIndex, int], str],
+        *,
+        title: str,
+        create: bool = True,
+    ) -> tuple[int, str]:
+        """Make the dashboard show ``index``: ``(number, action)``, the action ``created``, ``updated``,
+        ``unchanged`` (or ``(0, "absent")`` when there is none and ``create`` is False).
+
+        ``render(index, budget)`` is the visible text in at most ``budget`` characters; the backend
+        keeps the index next to it, listing fewer entries when both would not fit.
+        """
+        ...
 
     def issue_url(self, number: int) -> str: ...
 
@@ -297,6 +319,76 @@ class Syncing(Protocol):
     """Share the backlog with a remote (the embedded git backlog)."""
 
     def sync(self, remote: str = "origin") -> SyncResult: ...
+
+
+@runtime_checkable
+class FindsPullsByCommit(Protocol):
+    """Name the open pull requests whose head is a commit (a fork's pull request, seen from a workflow run)."""
+
+    def open_pulls_at(self, sha: str, *, head: str) -> list[int]: ...
+
+
+@runtime_checkable
+class SeenDecisions(Protocol):
+    """The decisions this run has already read or written, without another request (the dashboard patch)."""
+
+    def last_seen(self, decision_id: str) -> Decision | None:
+        """The decision as this run last read or wrote it; None when this run has not seen it."""
+        ...
+
+
+@runtime_checkable
+class CommentReactions(Protocol):
+    """React to the comment a command came in, as bots on GitHub do: 👀 taken up, then 👍 done or 😕 refused."""
+
+    def react(self, issue_number: int, comment_id: int | str, content: ReactionContent) -> None:
+        """Add ``content`` to the comment (idempotent: the same reaction twice is one reaction)."""
+        ...
+
+
+@dataclass(frozen=True)
+class CommentRecord:
+    """A comment as the backend's own records show it, not as an event payload claims it.
+
+    ``editor`` is whoever last changed the text when that is not its author (None: only the author
+    wrote it); ``body`` is the text now.
+    """
+
+    author: str
+    body: str
+    editor: str | None = None
+    author_bot: bool = False
+
+
+@runtime_checkable
+class CommentRecords(Protocol):
+    """Who wrote a command comment and who changed it since, from the backend (GitHub: its edit history).
+
+    A command counts only as its author's own words: the comment handler refuses one whose author is
+    not the actor, or that anyone else edited (anyone with write access can edit any comment).
+    """
+
+    def comment_record(self, issue_number: int, comment_id: int | str) -> CommentRecord | None:
+        """The comment now, or None when it is not there any more."""
+        ...
+
+
+@runtime_checkable
+class OwnIdentityRecords(Protocol):
+    """A backend whose records count only when its own identity writes them (GitHub: parkbot's login).
+
+    Run with anyone else's credentials (an owner's token on a workstation), an owner's act cannot be
+    recorded as parkbot's own: it is left as that owner's comment command on the decision, which
+    parkbot records under its own identity when the comment's event reaches it.
+    """
+
+    def writes_as_itself(self) -> bool:
+        """Whether this run's credentials are the backend's own identity."""
+        ...
+
+    def post_command(self, decision: Decision, text: str) -> str:
+        """Post ``text`` (a comment command) on the decision as the credentials' owner; its URL."""
+        ...
 
 
 @runtime_checkable

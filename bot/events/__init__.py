@@ -10,6 +10,7 @@
 | ``check_run`` | rerequested | :mod:`~bot.events.checks` | the PRs of parkbot's check, gated again |
 | ``status`` | (none) | :mod:`~bot.events.checks` | a hand-set ``parkbot/decisions`` evaluated again |
 | ``workflow_dispatch``, ``schedule`` | (none) | :mod:`~bot.events.reconcile` | a full reconcile |
+| ``workflow_run`` | completed | :mod:`~bot.events.workflow_run` | the gate on a fork's PR, from the base repo |
 
 Each module keeps its own :class:`~bot.events.router.Router` (as bedevere does); :data:`ROUTER`
 joins them. :func:`handle_event` is the one entry point: unknown events and actions come back as an
@@ -19,9 +20,10 @@ be irrelevant makes no API call at all. Reading the environment is the CLI's job
 (:mod:`bot.cli.events`), not this package's.
 
 After an event that changed a decision (parked, resolved, escalated, reopened, closed ...; see
-:func:`bot.dashboard.changed_something`), and after every reconcile, the decision dashboard issue is
-refreshed (:meth:`~bot.events.base.Context.refresh_dashboard`); the outcome reports what that did in
-``dashboard``. It is not an item: it changes no decision and never fails the event.
+:func:`bot.core.dashboard_index.changes_in`) the decision dashboard issue is patched with just those
+decisions (:meth:`~bot.events.base.Context.patch_dashboard`), and every reconcile recounts it from every
+decision; the outcome reports what that did in ``dashboard``. It is not an item: it changes no decision
+and never fails the event.
 """
 
 from __future__ import annotations
@@ -33,9 +35,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from bot.core.dashboard_index import changes_in
 from bot.core.errors import InvalidInput
-from bot.dashboard import changed_something
-from bot.events import checks, comments, issues, merge_group, pulls, push, reconcile
+from bot.events import checks, comments, issues, merge_group, pulls, push, reconcile, workflow_run
 from bot.events.base import Context, Event, Item, TrackerFactory
 from bot.events.router import Router
 
@@ -47,6 +49,7 @@ ROUTER = Router(
     merge_group.router,
     checks.router,
     reconcile.router,
+    workflow_run.router,
 )
 
 OutcomeStatus = Literal["handled", "ignored", "unknown"]
@@ -64,7 +67,7 @@ class EventOutcome:
     notice: str
     items: list[Item] = field(default_factory=list)
     api_used: bool = False
-    #: What refreshing the dashboard issue did (``bot.dashboard.DashboardOutcome.as_dict``), or None.
+    #: What refreshing the dashboard issue did (``bot.dashboard_refresh.DashboardOutcome.as_dict``), or None.
     dashboard: dict[str, Any] | None = None
 
     @property
@@ -173,8 +176,9 @@ def handle_event(
     items: list[Item] = []
     for result in ROUTER.dispatch(name, event.action, event, ctx):
         items.extend(result)
-    if ctx.opened and ctx.dashboard is None and changed_something(items):
-        ctx.refresh_dashboard()
+    changes = changes_in(items)
+    if ctx.opened and ctx.dashboard is None and changes:
+        ctx.patch_dashboard(changes)
     status: OutcomeStatus = "handled" if any(i.kind != "ignored" for i in items) else "ignored"
     notice = _notice(event, status, items)
     return EventOutcome(name, event.action, status, notice, items, api_used=ctx.opened, dashboard=ctx.dashboard)

@@ -11,21 +11,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from bot.core.config import CONFIG_PATH, Config, parse_config
+from bot.core.config import Config
+from bot.core.dashboard_index import Changed
 from bot.core.errors import InvalidInput, ParkbotError
 from bot.core.tracker import GateResult, Tracker
-from bot.dashboard import supports_dashboard, update_dashboard
-
-#: The label every decision issue carries (``bot.trackers.github.DECISION_LABEL``).
-DECISION_LABEL = "parkbot:decision"
-RESOLVED_LABEL = "parkbot:resolved"
-ABANDONED_LABEL = "parkbot:abandoned"
+from bot.dashboard_refresh import DashboardOutcome, patch_dashboard, recount_dashboard, supports_dashboard
 
 ItemKind = Literal[
     "parked",  # a result became (or updated) a decision; ``action`` says created/updated/unchanged
@@ -167,15 +163,17 @@ def is_bot(user: Mapping[str, Any] | None) -> bool:
     return user.get("type") == "Bot" or (isinstance(login, str) and login.casefold().endswith("[bot]"))
 
 
-@dataclass
-class Opened:
-    """What the tracker factory gives: a tracker and the configuration that governs it."""
+class Opened(Protocol):
+    """What the tracker factory gives (a :class:`bot.backends.Backend`): a tracker and its configuration."""
 
-    tracker: Tracker
-    config: Config
+    @property
+    def tracker(self) -> Tracker: ...
+
+    @property
+    def config(self) -> Config: ...
 
 
-TrackerFactory = Callable[[], Any]
+TrackerFactory = Callable[[], Opened]
 
 
 class Context:
@@ -202,13 +200,7 @@ class Context:
 
     def _open(self) -> Opened:
         if self._opened is None:
-            made = self._factory()
-            tracker = getattr(made, "tracker", None)
-            config = getattr(made, "config", None)
-            if tracker is not None and isinstance(config, Config):
-                self._opened = Opened(tracker, config)
-            else:
-                self._opened = Opened(made, _config_of(made))
+            self._opened = self._factory()
         return self._opened
 
     @property
@@ -219,27 +211,31 @@ class Context:
     def config(self) -> Config:
         return self._open().config
 
-    def refresh_dashboard(self) -> dict[str, Any] | None:
-        """Bring the decision dashboard issue up to date, once per event (:mod:`bot.dashboard`).
+    def recount_dashboard(self) -> dict[str, Any] | None:
+        """Recount the decision dashboard issue from every decision, once per event (the reconcile).
 
         None when the backend keeps no dashboard. A failure is reported in the result, not raised:
-        the event's own work is done by now, and the next event or the nightly reconcile refreshes
-        the dashboard again.
+        the event's own work is done by now, and the next reconcile tries again.
         """
+        return self._dashboard(lambda: recount_dashboard(self.tracker, now=self.now))
+
+    def patch_dashboard(self, changes: Sequence[Changed]) -> dict[str, Any] | None:
+        """Patch the dashboard with the decisions this event changed (``bot.dashboard_refresh``), once per event.
+
+        Costs the same however many decisions the repository holds; failures are reported like
+        :meth:`recount_dashboard`'s.
+        """
+        return self._dashboard(lambda: patch_dashboard(self.tracker, changes, now=self.now))
+
+    def _dashboard(self, refresh: Callable[[], DashboardOutcome | None]) -> dict[str, Any] | None:
         if self.dashboard is not None:
             return self.dashboard
-        tracker = self.tracker
-        if not supports_dashboard(tracker):
+        if not supports_dashboard(self.tracker):
             return None
         try:
-            self.dashboard = update_dashboard(tracker, now=self.now).as_dict()
+            outcome = refresh()
         except ParkbotError as exc:
             self.dashboard = {"action": "failed", "message": exc.message, "reason": exc.reason}
+            return self.dashboard
+        self.dashboard = outcome.as_dict() if outcome is not None else None
         return self.dashboard
-
-
-def _config_of(tracker: Any) -> Config:
-    """A bare tracker: read the config the way the GitHub backend does, else the defaults."""
-    read = getattr(tracker, "read_config_text", None)
-    text = read(CONFIG_PATH) if callable(read) else None
-    return parse_config(text, CONFIG_PATH) if text is not None else Config()

@@ -20,8 +20,11 @@ from __future__ import annotations
 from bot.comment_handler import CommandResult, handle_comment
 from bot.core import commands
 from bot.core.authority import Actor
-from bot.events.base import DECISION_LABEL, Context, Event, Item, gate_item, ignored, is_bot
+from bot.core.lifecycle import ParkOutcome, ResolveOutcome
+from bot.core.tracker import IssueComments
+from bot.events.base import Context, Event, Item, gate_item, ignored, is_bot
 from bot.events.router import Router
+from bot.trackers.github.labels import DECISION_LABEL
 
 router = Router()
 
@@ -60,8 +63,11 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
     if commands.parse(body) is None:
         return ignored(f"comment {comment_id} on #{number} holds no command")
 
+    tracker = ctx.tracker
+    if not isinstance(tracker, IssueComments):
+        return ignored(f"#{number}: this backend keeps no decision issues to comment on")
     result = handle_comment(
-        ctx.tracker,
+        tracker,
         ctx.config,
         issue_number=number,
         comment_id=comment_id,
@@ -92,17 +98,17 @@ def _items(result: CommandResult, number: int) -> list[Item]:
             )
         ]
     outcome = result.outcome
-    location = getattr(outcome, "location", None)
-    answer = getattr(outcome, "answer", None)
     text = f"#{number}: {command}: {result.action}"
-    if answer is not None:
-        text += f" ({answer.value!r} by {answer.by})"
+    if isinstance(outcome, ResolveOutcome):
+        text += f" ({outcome.answer.value!r} by {outcome.answer.by})"
+    location = outcome.location if isinstance(outcome, ResolveOutcome | ParkOutcome) else None
+    gates = outcome.gates if isinstance(outcome, ResolveOutcome | ParkOutcome) else []
     item = Item(
         kind,  # type: ignore[arg-type]
         text,
         decision_id=result.decision_id,
         number=number,
-        url=getattr(location, "url", None),
+        url=location.url if location is not None else None,
         action=result.action,
     )
-    return [item, *(gate_item(g) for g in getattr(outcome, "gates", None) or [])]
+    return [item, *(gate_item(g) for g in gates)]

@@ -18,25 +18,17 @@ from __future__ import annotations
 from bot.core import lifecycle
 from bot.core.lifecycle import HandOutcome
 from bot.core.tracker import IssueComments
-from bot.events.base import (
-    ABANDONED_LABEL,
-    DECISION_LABEL,
-    RESOLVED_LABEL,
-    Context,
-    Event,
-    Item,
-    gate_item,
-    ignored,
-    is_bot,
-)
+from bot.events.base import Context, Event, Item, gate_item, ignored, is_bot
 from bot.events.reconcile import resolution_items
 from bot.events.router import Router
+from bot.trackers.github.labels import ABANDONED_LABEL, DECISION_LABEL, RESOLVED_LABEL
 
 router = Router()
 
 
 def _who(event: Event) -> str:
-    return event.get("sender.login", str, default="someone")
+    who: str = event.get("sender.login", str, default="someone")
+    return who
 
 
 @router.register("issues", "closed", "reopened")

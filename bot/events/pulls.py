@@ -19,22 +19,12 @@ from __future__ import annotations
 
 from bot.core import lifecycle
 from bot.core.errors import InvalidInput
-from bot.core.models import Decision, NeedsInput
+from bot.core.filing import BranchFiles, Problem, branch_origin, gate_agent_head
 from bot.core.tracker import BranchRescan, GateResult
 from bot.events.base import Context, Event, Item, gate_item, ignored
-from bot.events.push import (
-    BranchFiles,
-    CommitUnavailable,
-    Problem,
-    branch_origin,
-    collision_problems,
-    fail_commit,
-    missing_problems,
-    open_repo,
-    read_branch_files,
-    static_problems,
-)
+from bot.events.push import failure_item, read_head
 from bot.events.router import Router
+from bot.trackers.git.commits import CommitUnavailable
 
 router = Router()
 
@@ -64,66 +54,27 @@ def gate_head(ctx: Context, target: str, *, head_ref: str, head_sha: str, same_r
     config = ctx.config
     if not (same_repo and config.is_agent_branch(head_ref)):
         return [gate_item(lifecycle.gate(ctx.tracker, config, target))]
-    files, problems = read_agent_head(ctx, head_ref, head_sha)
-    linked = lifecycle.linked(ctx.tracker, config, target)
-    linked += filed_from_branch(ctx, files, head_ref, known={d.id for d in linked})
-    result = lifecycle.evaluate_gate(target, linked)
-    if not problems:
-        ctx.tracker.publish_gate(result)
-        return [gate_item(result)]
-    failed = fail_commit(ctx, problems, branch=head_ref, sha=head_sha, target=target)
-    return [_with_blocking(failed, result)]
+    files, unreadable = _read_agent_head(ctx, head_ref, head_sha)
+    gate = gate_agent_head(
+        ctx.tracker, config, target, branch=head_ref, sha=head_sha, files=files, unreadable=unreadable
+    )
+    if gate.failure is None:
+        return [gate_item(gate.result)]
+    return [_with_blocking(failure_item(gate.failure, sha=head_sha, target=target), gate.result)]
 
 
-def read_agent_head(ctx: Context, branch: str, sha: str) -> tuple[BranchFiles | None, list[Problem]]:
-    """The agent branch's head commit, and what :mod:`bot.events.push` would fail it for (nothing parked)."""
-    config = ctx.config
-    origin = branch_origin(branch, config)
+def _read_agent_head(ctx: Context, branch: str, sha: str) -> tuple[BranchFiles | None, Problem | None]:
+    """The agent branch's head commit as filed, or why it cannot be read (which fails the gate closed)."""
     try:
-        repo = open_repo(ctx.repo_path)
-    except InvalidInput as exc:
-        return None, [Problem(f"cannot check the agent's inventory: {exc.message}", reason="unreadable")]
-    try:
-        files = read_branch_files(repo, sha, config, default_origin=origin)
+        return read_head(ctx, sha, origin=branch_origin(branch, ctx.config), config=ctx.config), None
     except CommitUnavailable:
-        return None, [
-            Problem(
-                f"cannot read {sha[:12]} to check the agent's inventory: check out the pull request head "
-                "(docs/github-actions.md)",
-                reason="unreadable",
-            )
-        ]
-    finally:
-        repo.close()
-    problems = static_problems(files, config, agent=True, origin=origin)
-    if files.empty:
-        return files, problems
-    return files, problems + collision_problems(ctx.tracker, files) + missing_problems(ctx.tracker, files)
-
-
-def filed_from_branch(ctx: Context, files: BranchFiles | None, branch: str, *, known: set[str]) -> list[Decision]:
-    """Open decisions the head commit filed for this branch that the tracker did not link yet.
-
-    A pull request opened after its agent branch was pushed has no recorded link to the questions that
-    push parked (they name the branch, and there was no pull request to label then). The head commit
-    holds their result files, so the link is made here, durably (``block_dependents`` labels the PR).
-    """
-    if files is None:
-        return []
-    target = f"branch:{branch}"
-    found: list[Decision] = []
-    for _, result in files.results:
-        if not isinstance(result, NeedsInput) or result.decision_id in known:
-            continue
-        decision = ctx.tracker.find(result.decision_id)
-        if decision is None or decision.state == "resolved" or not decision.blocking:
-            continue
-        if target not in decision.dependents:
-            continue
-        ctx.tracker.block_dependents(decision)
-        known.add(decision.id)
-        found.append(decision)
-    return found
+        return None, Problem(
+            f"cannot read {sha[:12]} to check the agent's inventory: check out the pull request head "
+            "(docs/github-actions.md)",
+            reason="unreadable",
+        )
+    except InvalidInput as exc:
+        return None, Problem(f"cannot check the agent's inventory: {exc.message}", reason="unreadable")
 
 
 def _with_blocking(item: Item, result: GateResult) -> Item:

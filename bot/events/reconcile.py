@@ -13,9 +13,9 @@ For every open decision:
 One decision's problem does not stop the others; a backend failure after the retries does (the run
 exits 4 and is safe to re-run).
 
-Last, the decision dashboard issue is brought up to date (:mod:`bot.dashboard`), whether or not
-anything else changed: ages and the headline numbers move with time, and a dashboard that an
-earlier run failed to write is repaired here.
+Last, the decision dashboard issue is recounted from every decision (:mod:`bot.dashboard_refresh`),
+whether or not anything else changed: ages and the 30-day numbers move with time, events only patch
+the entries they changed, and a dashboard an earlier run failed to write is repaired here.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def on_reconcile(event: Event, ctx: Context) -> list[Item]:
         items.append(_regate(tracker, ctx, target))
     if not items:
         items.append(Item("ignored", "no open decision: nothing to reconcile"))
-    ctx.refresh_dashboard()
+    ctx.recount_dashboard()
     return items
 
 

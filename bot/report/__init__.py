@@ -6,44 +6,62 @@ Everything here is pure (decisions and events in, text out); the click command i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
 from bot.core.models import Decision
-from bot.report.clusters import Cluster, find_clusters, normalize_question, template_question
-from bot.report.dashboard import DASHBOARD_MARKER, is_dashboard, render_dashboard
-from bot.report.figures import OpenItem, Report, Share, TimeToAnswer, WeekCount, compute_report
+from bot.core.questions import cluster_key
+from bot.report.clusters import AnswerCount, Cluster, find_clusters
+from bot.report.dashboard_body import DASHBOARD_MARKER, is_dashboard, render_body, render_dashboard
+from bot.report.figures import (
+    Linker,
+    OpenItem,
+    OwnerRow,
+    Refusal,
+    Report,
+    Share,
+    TimeToAnswer,
+    WeekCount,
+    compute_report,
+)
 from bot.report.render import FORMATS, render
 
 __all__ = [
     "DASHBOARD_MARKER",
     "FORMATS",
+    "AnswerCount",
     "Cluster",
+    "Linker",
     "OpenItem",
+    "OwnerRow",
+    "Refusal",
     "Report",
     "Share",
     "TimeToAnswer",
     "WeekCount",
+    "cluster_key",
     "compute_report",
     "find_clusters",
     "is_dashboard",
-    "normalize_question",
     "render",
+    "render_body",
     "render_dashboard",
     "run_report",
-    "template_question",
 ]
 
 
 def run_report(
     decisions: Iterable[Decision],
-    events: Iterable[Mapping[str, Any]],
+    events: Iterable[Refusal],
     since: datetime,
     now: datetime,
     fmt: str,
+    link: Linker | None = None,
 ) -> str:
-    """Compute the report over ``[since, now]`` and render it as ``fmt`` (``md``, ``json`` or ``html``)."""
+    """Compute the report over ``[since, now]`` and render it as ``fmt`` (``md``, ``json`` or ``html``).
+
+    ``link`` gives a decision's web address (the backend's location), so the report can link it.
+    """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    return render(compute_report(decisions, events, since=since, now=now), fmt)
+    return render(compute_report(decisions, events, since=since, now=now, link=link), fmt)

@@ -1,10 +1,10 @@
 """Clusters of recurring questions: the to-do list for better delegation.
 
 Two decisions belong together when they share a ``key`` (the name the agent gave the question), or
-when their question texts are identical after :func:`normalize_question` (numbers, ids and quoted
-strings replaced by placeholders). Both relations feed one union-find, so "A has B's key" and "B has
-C's text" put A, B and C in one cluster. Bucketing by dict keeps this linear in the number of
-decisions (plus the union-find's near-constant factor); nothing is compared pairwise.
+when their question texts have the same :func:`~bot.core.questions.cluster_key`. Both relations feed one union-find, so
+"A has B's key" and "B has C's text" put A, B and C in one cluster. Bucketing by dict keeps this
+linear in the number of decisions (plus the union-find's near-constant factor); nothing is compared
+pairwise.
 
 Only clusters that recur *across* work are reported: at least two questions, from at least two
 distinct ``(origin, run)`` pairs. Two questions from the same run are that run's problem, not the
@@ -21,46 +21,22 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from bot.core.models import Decision
+from bot.report.facts import Fact
 
-#: How much of the representative question the suggestion quotes.
+#: How much of a question the report quotes.
 MAX_REPRESENTATIVE = 200
 MAX_ANSWER_IN_SUGGESTION = 80
+#: How many different answers the suggestion names before it says "and N more".
+ANSWERS_IN_SUGGESTION = 3
 
-# Order matters: quotes first (their content is anything), then uuids (which contain hex runs and
-# hyphens), hex ids, ticket-like ids, and finally bare numbers.
-_QUOTED = re.compile(
-    r'"[^"\n]*"'  # "double"
-    "|\u201c[^\u201d\n]*\u201d"  # curly double
-    "|\u2018[^\u2019\n]*\u2019"  # curly single
-    r"|`[^`\n]*`"  # `code`
-    r"|(?<!\w)'[^'\n]*'(?!\w)"  # 'single', but not the apostrophes in "don't ... isn't"
-)
-_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
-# At least 7 hex digits with at least one digit and one letter: commit shas, hashes; not "decade".
-_HEX = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.IGNORECASE)
-# Letters then digits, optionally joined by - _ #: A-4471, JIRA-12, order_7, PR#3, v2.
-_TICKET = re.compile(r"\b[a-z]+[-_#]?\d+(?:[-_.]\d+)*\b", re.IGNORECASE)
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _SPACE = re.compile(r"\s+")
 
 
-def template_question(text: str) -> str:
-    """The question with its specifics replaced by placeholders, case kept: readable in a template."""
-    text = _QUOTED.sub("<q>", text)
-    text = _UUID.sub("<id>", text)
-    text = _HEX.sub("<id>", text)
-    text = _TICKET.sub("<id>", text)
-    text = _NUMBER.sub("<n>", text)
-    return _SPACE.sub(" ", text).strip()
+class AnswerCount(BaseModel):
+    """One answer an owner gave to the questions of a cluster, and how many times."""
 
-
-def normalize_question(text: str) -> str:
-    """The clustering key: :func:`template_question`, lowercased.
-
-    ``"Order A-4471: refund 'three' items for 412.00?"`` becomes ``"order <id>: refund <q> items for <n>?"``,
-    and so does ``"order  B-9: refund "all" items for 690?"``.
-    """
-    return template_question(text).casefold()
+    value: str = Field(description="The answer as it was last given (answers are compared trimmed, ignoring case).")
+    count: int
 
 
 class Cluster(BaseModel):
@@ -70,14 +46,24 @@ class Cluster(BaseModel):
     sources: int = Field(description="Distinct (origin, run) pairs that asked it.")
     origins: list[str] = Field(description="Distinct origins, sorted.")
     keys: list[str] = Field(description="Distinct keys, sorted.")
-    representative: str = Field(description="The most common question text, with placeholders for specifics.")
+    pattern: str = Field(description="The question with its specifics replaced by placeholders (most members').")
+    representative: str = Field(description="The question as last asked in that wording, shortened.")
     decision_ids: list[str] = Field(description="Every decision in the cluster, oldest first.")
     answered: int = Field(description="How many of them were answered.")
+    open: int = Field(default=0, description="How many of them are still waiting for an answer.")
+    answers: list[AnswerCount] = Field(
+        default_factory=list, description="The answer split: every distinct answer, most given first."
+    )
     most_common_answer: str | None = None
     most_common_answer_count: int = 0
     first_asked: datetime
     last_asked: datetime
     suggestion: str = Field(description="A line for the delegation template, so the question is not asked again.")
+
+    @property
+    def unanimous(self) -> bool:
+        """Answered at least twice, and the same way every time: a rule waiting to be written down."""
+        return self.answered >= 2 and len(self.answers) == 1
 
 
 class _UnionFind:
@@ -104,21 +90,25 @@ class _UnionFind:
             self.rank[ra] += 1
 
 
-def find_clusters(decisions: Sequence[Decision], *, min_size: int = 2, min_sources: int = 2) -> list[Cluster]:
-    """Recurring questions among ``decisions``, largest first.
+def find_clusters(
+    items: Sequence[Fact] | Sequence[Decision], *, min_size: int = 2, min_sources: int = 2
+) -> list[Cluster]:
+    """Recurring questions among ``items`` (decisions, or the report's facts of them), largest first.
 
     Ties are broken by more distinct sources, then the most recently asked, then the text, so the
     order is deterministic.
     """
+    decisions = [item if isinstance(item, Fact) else Fact.of(item) for item in items]
     n = len(decisions)
     uf = _UnionFind(n)
-    templates = [template_question(d.question) for d in decisions]
-    normalized = [t.casefold() for t in templates]
+    keys = [d.cluster_key for d in decisions]
     first_by_key: dict[str, int] = {}
     first_by_text: dict[str, int] = {}
     for i, d in enumerate(decisions):
-        uf.union(i, first_by_key.setdefault(d.key, i))
-        uf.union(i, first_by_text.setdefault(normalized[i], i))
+        if (first := first_by_key.setdefault(d.key, i)) != i:
+            uf.union(i, first)
+        if (first := first_by_text.setdefault(keys[i], i)) != i:
+            uf.union(i, first)
 
     groups: dict[int, list[int]] = {}
     for i in range(n):
@@ -131,58 +121,67 @@ def find_clusters(decisions: Sequence[Decision], *, min_size: int = 2, min_sourc
         sources = {(decisions[i].origin, decisions[i].run) for i in members}
         if len(sources) < min_sources:
             continue
-        clusters.append(_cluster(decisions, members, templates, normalized, len(sources)))
-    clusters.sort(key=lambda c: (-c.size, -c.sources, -c.last_asked.timestamp(), c.representative))
+        clusters.append(_cluster(decisions, members, keys, len(sources)))
+    clusters.sort(key=lambda c: (-c.size, -c.sources, -c.last_asked.timestamp(), c.pattern))
     return clusters
 
 
-def _cluster(
-    decisions: Sequence[Decision], members: list[int], templates: list[str], normalized: list[str], sources: int
-) -> Cluster:
+def _cluster(decisions: Sequence[Fact], members: list[int], keys: list[str], sources: int) -> Cluster:
+    # Members are in the order of ``decisions``; oldest first when the caller sorted them (the report does).
     members = sorted(members, key=lambda i: (decisions[i].created_at, decisions[i].id))
-    # Representative: the most common normalized text; on a tie, the one asked most recently.
-    text_counts = Counter(normalized[i] for i in members)
-    latest = {normalized[i]: position for position, i in enumerate(members)}
-    best_text = max(text_counts, key=lambda t: (text_counts[t], latest[t]))
-    representative = _shorten(templates[members[latest[best_text]]], MAX_REPRESENTATIVE)
+    # Pattern: the most common key; on a tie, the one asked most recently. Its latest wording represents it.
+    key_counts = Counter(keys[i] for i in members)
+    latest = {keys[i]: position for position, i in enumerate(members)}
+    pattern = max(key_counts, key=lambda k: (key_counts[k], latest[k]))
+    representative = shorten(decisions[members[latest[pattern]]].question, MAX_REPRESENTATIVE)
 
-    answers = [decisions[i].answer for i in members if decisions[i].state == "resolved" and decisions[i].answer]
-    answer_counts: Counter[str] = Counter()
+    answers = [decisions[i].answer_value or "" for i in members if decisions[i].answered]
+    counts: Counter[str] = Counter()
     shown: dict[str, tuple[int, str]] = {}  # casefolded value -> (last position, value as last given)
-    for position, answer in enumerate(answers):
-        folded = answer.value.strip().casefold()
-        answer_counts[folded] += 1
-        shown[folded] = (position, answer.value.strip())
-    most_common = None
-    most_common_count = 0
-    if answer_counts:
-        folded = max(answer_counts, key=lambda v: (answer_counts[v], shown[v][0]))
-        most_common, most_common_count = shown[folded][1], answer_counts[folded]
-
+    for position, value in enumerate(answers):
+        folded = value.strip().casefold()
+        counts[folded] += 1
+        shown[folded] = (position, value.strip())
+    split = [
+        AnswerCount(value=shown[folded][1], count=counts[folded])
+        for folded in sorted(counts, key=lambda v: (-counts[v], -shown[v][0]))
+    ]
+    readable = shorten(pattern[:1].upper() + pattern[1:], MAX_REPRESENTATIVE)
     size = len(members)
-    if answers:
-        tail = (
-            f"answered {len(answers)} time{'s' if len(answers) != 1 else ''}; "
-            f"most common answer: {_shorten(most_common or '', MAX_ANSWER_IN_SUGGESTION)}"
-        )
-    else:
-        tail = f"asked {size} times; not answered yet"
     return Cluster(
         size=size,
         sources=sources,
         origins=sorted({decisions[i].origin for i in members}),
         keys=sorted({decisions[i].key for i in members}),
+        pattern=pattern,
         representative=representative,
         decision_ids=[decisions[i].id for i in members],
         answered=len(answers),
-        most_common_answer=most_common,
-        most_common_answer_count=most_common_count,
+        open=sum(1 for i in members if decisions[i].state == "open"),
+        answers=split,
+        most_common_answer=split[0].value if split else None,
+        most_common_answer_count=split[0].count if split else 0,
         first_asked=decisions[members[0]].created_at,
         last_asked=decisions[members[-1]].created_at,
-        suggestion=f"Decide up front: {representative} ({tail})",
+        suggestion=f"Decide up front: {readable} ({split_text(split, len(answers), size)})",
     )
 
 
-def _shorten(text: str, limit: int) -> str:
+def split_text(split: Sequence[AnswerCount], answered: int, asked: int) -> str:
+    """``"answered 4 times: remaining 3, full 1"``; says so when the answers agree or there are none."""
+    if not answered:
+        return f"asked {asked} times; not answered yet"
+    times = f"{answered} time{'s' if answered != 1 else ''}"
+    if len(split) == 1:
+        value = shorten(split[0].value, MAX_ANSWER_IN_SUGGESTION)
+        return f"answered {times}, always: {value}" if answered > 1 else f"answered once: {value}"
+    named = ", ".join(f"{shorten(a.value, MAX_ANSWER_IN_SUGGESTION)} {a.count}" for a in split[:ANSWERS_IN_SUGGESTION])
+    rest = len(split) - ANSWERS_IN_SUGGESTION
+    more = f", and {rest} other answer{'s' if rest != 1 else ''}" if rest > 0 else ""
+    return f"answered {times}, answers split: {named}{more}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """Whitespace collapsed, cut at ``limit`` characters with an ellipsis."""
     text = _SPACE.sub(" ", text).strip()
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -18,7 +18,13 @@ Definitions.
   1-based rank ``ceil(0.9 * n)``; it is always one of the observed durations.
 * weekly rate: questions asked per ISO week (Monday to Sunday, UTC), every week from the one that
   contains ``since`` to the one that contains ``now``, zero-filled; the first and last week are
-  flagged ``partial`` when the window covers only part of them.
+  flagged ``partial`` when the window covers only part of them. Beside it, the median time to answer
+  of that week's questions, over those answered so far (``answered``): a recent week's median covers
+  only its quick answers until the rest come in.
+* per owner: every owner with a question open now or one answered in the window. ``open`` and the
+  oldest waiting are about what is open now (whenever asked); the median time to answer is over the
+  owner's questions asked in the window and answered. A decision's owner is its current one (after
+  escalations, who answers it).
 * guess-vs-answer: among answered decisions whose agent stated a ``guess``, the share whose answer
   value differs from the guess (compared trimmed and case-insensitively), with ``n``.
 * answered by precedent / by explicit default: share of answered decisions whose answer kind is
@@ -35,7 +41,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -43,8 +49,12 @@ from pydantic import BaseModel, Field
 
 from bot.core.models import Decision
 from bot.report.clusters import Cluster, find_clusters
+from bot.report.facts import Fact
+from bot.report.facts import as_utc as as_utc  # re-exported: the dashboard reads it from here
 
 OLDEST_OPEN_LIMIT = 10
+#: How many decisions of each cluster get a link (the ones the Markdown and HTML show).
+LINKED_PER_CLUSTER = 5
 
 
 class Share(BaseModel):
@@ -80,12 +90,26 @@ class OpenItem(BaseModel):
 
 
 class WeekCount(BaseModel):
-    """Questions asked in one ISO week."""
+    """Questions asked in one ISO week, and how fast the ones answered so far were answered."""
 
     week: str = Field(description="ISO week, e.g. 2024-W05.")
     start: date = Field(description="The week's Monday.")
     count: int
     partial: bool = Field(description="The window covers only part of this week.")
+    answered: int = Field(default=0, description="How many of this week's questions have been answered.")
+    median_seconds: float | None = Field(default=None, description="Their median time to answer.")
+
+
+class OwnerRow(BaseModel):
+    """One owner's queue: who is the bottleneck."""
+
+    owner: str
+    open: int = Field(description="Open now, whenever asked.")
+    blocking: int = Field(description="Of those, how many an agent is stopped on (blocking questions).")
+    oldest_open_id: str | None = Field(default=None, description="The decision waiting longest.")
+    oldest_open_seconds: float | None = Field(default=None, description="How long it has waited.")
+    answered: int = Field(description="Questions asked in the window and answered.")
+    median_seconds: float | None = Field(default=None, description="Their median time to answer.")
 
 
 class Report(BaseModel):
@@ -100,6 +124,7 @@ class Report(BaseModel):
     open_total: int = Field(description="Open now, whenever asked (the window does not apply).")
     reviews: int = Field(default=0, description="Review items in the window; not counted as questions.")
     time_to_answer: TimeToAnswer
+    owners: list[OwnerRow] = Field(default_factory=list, description="Most open first.")
     oldest_open: list[OpenItem]
     weekly: list[WeekCount]
     clusters: list[Cluster]
@@ -109,6 +134,11 @@ class Report(BaseModel):
     escalated: Share
     refused_by_cap: Share
     refusals_by_reason: dict[str, int] = Field(default_factory=dict)
+    links: dict[str, str] = Field(
+        default_factory=dict,
+        description="Where the decisions the report shows can be opened (the issue on GitHub): the oldest "
+        "open, each owner's oldest, the first five of each cluster. Without one, `parkbot show <id>` shows it.",
+    )
 
 
 def nearest_rank(sorted_values: list[float], percentile: float) -> float:
@@ -121,60 +151,85 @@ def nearest_rank(sorted_values: list[float], percentile: float) -> float:
     return sorted_values[max(rank, 1) - 1]
 
 
-def as_utc(value: datetime) -> datetime:
-    """Aware UTC; a naive timestamp is taken to be UTC already."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
 def iso_week(moment: datetime) -> tuple[str, date]:
     """``("2024-W05", monday)`` for a UTC moment."""
     year, week, weekday = moment.isocalendar()
     return f"{year}-W{week:02d}", moment.date() - timedelta(days=weekday - 1)
 
 
+#: Where a decision can be opened (a URL), or None; the CLI passes the backend's locations.
+Linker = Callable[[Decision], str | None]
+#: A refusal event: a mapping or a pydantic model (a question-log entry) with ``at`` and ``reason``.
+Refusal = Mapping[str, Any] | BaseModel
+
+
 def compute_report(
     decisions: Iterable[Decision],
-    refusals: Iterable[Mapping[str, Any]] = (),
+    refusals: Iterable[Refusal] = (),
     *,
     since: datetime,
     now: datetime,
     oldest_open_limit: int = OLDEST_OPEN_LIMIT,
+    link: Linker | None = None,
 ) -> Report:
     """Compute the report. ``decisions`` is consumed once (a progress bar may wrap it).
 
     A decision seen twice (a paginating backend may repeat one) counts once: the copy updated last wins.
+    Only a small :class:`~bot.report.facts.Fact` of each decision is kept, so a backend that yields
+    decisions one by one is never held in memory whole. ``link`` is asked about each decision as it
+    is read (while the backend still knows where it lives); the report keeps the addresses of the
+    decisions it names.
     """
     since, now = as_utc(since), as_utc(now)
     if since > now:
         raise ValueError("since is after now")
 
-    latest: dict[str, Decision] = {}
+    latest: dict[str, Fact] = {}
     for decision in decisions:
-        decision = _utc_decision(decision)
         seen = latest.get(decision.id)
-        if seen is None or decision.updated_at >= seen.updated_at:
-            latest[decision.id] = decision
+        if seen is None or as_utc(decision.updated_at) >= seen.updated_at:
+            latest[decision.id] = Fact.of(decision, link(decision) if link is not None else None)
 
-    everything = sorted(latest.values(), key=lambda d: (d.created_at, d.id))
-    asked = [d for d in everything if d.kind != "review" and since <= d.created_at <= now]
-    reviews = sum(1 for d in everything if d.kind == "review" and since <= d.created_at <= now)
-    states = Counter(d.state for d in asked)
-    answered = [d for d in asked if d.state == "resolved" and d.answer is not None]
+    # One pass, oldest first, sorts every decision into what the figures need.
+    asked: list[Fact] = []
+    answered: list[Fact] = []
+    open_now: list[Fact] = []
+    seconds: dict[str, float] = {}
+    states: Counter[str] = Counter()
+    answer_kinds: Counter[str] = Counter()
+    reviews = with_guess = differs = escalated = 0
+    for d in sorted(latest.values(), key=lambda d: (d.created_at, d.id)):
+        created = d.created_at
+        if created > now:
+            break
+        if d.kind == "review":
+            reviews += created >= since
+            continue
+        if d.state == "open":
+            open_now.append(d)
+        if created < since:
+            continue
+        asked.append(d)
+        states[d.state] += 1
+        escalated += d.escalated
+        if d.answered and d.answer_at is not None:
+            answered.append(d)
+            seconds[d.id] = max((d.answer_at - created).total_seconds(), 0.0)
+            answer_kinds[d.answer_kind or ""] += 1
+            if d.guess is not None:
+                with_guess += 1
+                differs += _differs(d.guess, d.answer_value or "")
 
-    durations = sorted(max((d.answer.at - d.created_at).total_seconds(), 0.0) for d in answered if d.answer)
+    durations = sorted(seconds.values())
     time_to_answer = TimeToAnswer(
         n=len(durations),
         median_seconds=statistics.median(durations) if durations else None,
         p90_seconds=nearest_rank(durations, 90) if durations else None,
     )
 
-    with_guess = [d for d in answered if d.guess is not None and d.answer is not None]
-    differs = sum(1 for d in with_guess if _differs(d.guess or "", d.answer.value if d.answer else ""))
-
     refusal_times = [(at, event) for event in refusals if (at := _refusal_at(event)) and since <= at <= now]
     by_reason = Counter(_reason(event) for _, event in refusal_times)
 
-    open_now = [d for d in everything if d.kind != "review" and d.state == "open" and d.created_at <= now]
     oldest = [
         OpenItem(
             id=d.id,
@@ -187,6 +242,13 @@ def compute_report(
         )
         for d in open_now[:oldest_open_limit]
     ]
+    owners = owner_rows(open_now, answered, seconds, now)
+    clusters = find_clusters(asked)
+
+    named = [item.id for item in oldest]
+    named += [row.oldest_open_id for row in owners if row.oldest_open_id]
+    named += [i for cluster in clusters for i in cluster.decision_ids[:LINKED_PER_CLUSTER]]
+    links = {i: url for i in dict.fromkeys(named) if (url := latest[i].url)}
 
     return Report(
         since=since,
@@ -198,35 +260,84 @@ def compute_report(
         open_total=len(open_now),
         reviews=reviews,
         time_to_answer=time_to_answer,
+        owners=owners,
         oldest_open=oldest,
-        weekly=weekly_counts((d.created_at for d in asked), since, now),
-        clusters=find_clusters(asked),
-        guess_vs_answer=Share.of(differs, len(with_guess)),
-        answered_by_precedent=Share.of(
-            sum(1 for d in answered if d.answer and d.answer.kind == "precedent"), len(answered)
-        ),
-        answered_by_default=Share.of(
-            sum(1 for d in answered if d.answer and d.answer.kind == "default"), len(answered)
-        ),
-        escalated=Share.of(sum(1 for d in asked if d.escalations), len(asked)),
+        weekly=weekly_counts(asked, since, now, seconds),
+        clusters=clusters,
+        guess_vs_answer=Share.of(differs, with_guess),
+        answered_by_precedent=Share.of(answer_kinds["precedent"], len(answered)),
+        answered_by_default=Share.of(answer_kinds["default"], len(answered)),
+        escalated=Share.of(escalated, len(asked)),
         refused_by_cap=Share.of(len(refusal_times), len(asked) + len(refusal_times)),
         refusals_by_reason=dict(sorted(by_reason.items())),
+        links=links,
     )
 
 
-def weekly_counts(moments: Iterable[datetime], since: datetime, now: datetime) -> list[WeekCount]:
-    """Counts per ISO week from ``since``'s week to ``now``'s, zero-filled."""
-    counts = Counter(iso_week(as_utc(m))[0] for m in moments)
-    _, monday = iso_week(since)
+def owner_rows(
+    open_now: Iterable[Fact], answered: Iterable[Fact], seconds: Mapping[str, float], now: datetime
+) -> list[OwnerRow]:
+    """One row per owner: most open first, then the one whose oldest question waited longest.
+
+    ``open_now`` must be oldest first (its first decision per owner is that owner's oldest).
+    """
+    waiting: dict[str, list[Fact]] = {}
+    for decision in open_now:
+        waiting.setdefault(decision.owner, []).append(decision)
+    times: dict[str, list[float]] = {}
+    for decision in answered:
+        times.setdefault(decision.owner, []).append(seconds[decision.id])
+    rows = []
+    for owner in waiting.keys() | times.keys():
+        queue = waiting.get(owner, [])
+        durations = times.get(owner, [])
+        rows.append(
+            OwnerRow(
+                owner=owner,
+                open=len(queue),
+                blocking=sum(1 for d in queue if d.blocking),
+                oldest_open_id=queue[0].id if queue else None,
+                oldest_open_seconds=(now - queue[0].created_at).total_seconds() if queue else None,
+                answered=len(durations),
+                median_seconds=statistics.median(durations) if durations else None,
+            )
+        )
+    rows.sort(key=lambda r: (-r.open, -(r.oldest_open_seconds or 0.0), r.owner.casefold(), r.owner))
+    return rows
+
+
+def weekly_counts(
+    asked: Iterable[Fact], since: datetime, now: datetime, seconds: Mapping[str, float] | None = None
+) -> list[WeekCount]:
+    """Questions per ISO week from ``since``'s week to ``now``'s, zero-filled, each with its median time to
+    answer over ``seconds`` (time to answer by decision id, for the answered ones)."""
+    seconds = seconds or {}
+    _, first_monday = iso_week(since)
     _, last_monday = iso_week(now)
-    weeks = []
-    while monday <= last_monday:
+    weeks = (last_monday - first_monday).days // 7 + 1
+    counts = [0] * weeks
+    durations: list[list[float]] = [[] for _ in range(weeks)]
+    for decision in asked:
+        index = (decision.created_at.date() - first_monday).days // 7
+        if 0 <= index < weeks:
+            counts[index] += 1
+            if decision.id in seconds:
+                durations[index].append(seconds[decision.id])
+    out = []
+    for index in range(weeks):
+        monday = first_monday + timedelta(days=7 * index)
         start = datetime(monday.year, monday.month, monday.day, tzinfo=UTC)
-        label = iso_week(start)[0]
-        partial = start < since or start + timedelta(days=7) > now
-        weeks.append(WeekCount(week=label, start=monday, count=counts.get(label, 0), partial=partial))
-        monday += timedelta(days=7)
-    return weeks
+        out.append(
+            WeekCount(
+                week=iso_week(start)[0],
+                start=monday,
+                count=counts[index],
+                partial=start < since or start + timedelta(days=7) > now,
+                answered=len(durations[index]),
+                median_seconds=statistics.median(durations[index]) if durations[index] else None,
+            )
+        )
+    return out
 
 
 def _reason(event: Any) -> str:
@@ -236,20 +347,6 @@ def _reason(event: Any) -> str:
 
 def _differs(guess: str, value: str) -> bool:
     return guess.strip().casefold() != value.strip().casefold()
-
-
-def _utc_decision(decision: Decision) -> Decision:
-    """The same decision with aware UTC timestamps (only copied when one is naive)."""
-    if (
-        decision.created_at.tzinfo is not None
-        and decision.updated_at.tzinfo is not None
-        and (decision.answer is None or decision.answer.at.tzinfo is not None)
-    ):
-        return decision
-    update: dict[str, Any] = {"created_at": as_utc(decision.created_at), "updated_at": as_utc(decision.updated_at)}
-    if decision.answer is not None:
-        update["answer"] = decision.answer.model_copy(update={"at": as_utc(decision.answer.at)})
-    return decision.model_copy(update=update)
 
 
 def _refusal_at(event: Any) -> datetime | None:

@@ -1,30 +1,39 @@
 """Render a :class:`Report` as Markdown, JSON or one self-contained HTML page.
 
-Question text, titles, owners and answers come from agents and are untrusted. In HTML every one of
-them goes through :func:`html.escape`, and the page carries a Content-Security-Policy that forbids
-scripts and network access anyway. In Markdown they go through :func:`md`, which keeps them on one
-line, escapes Markdown and HTML syntax, and defuses ``@mentions`` (a report posted to an issue must
-not ping people an agent named).
+Question text, titles, owners and answers come from agents and are untrusted. In HTML the page is a
+Jinja2 template (``templates/report.html.j2``) with autoescaping on, so every value is escaped where it
+is inserted, and the page carries a Content-Security-Policy that forbids scripts and network access
+anyway. In Markdown they go through :mod:`bot.markdown` (:func:`bot.markdown.literal`): one line,
+Markdown and HTML syntax escaped, ``@mentions`` defused (a report posted to an issue must not ping
+people an agent named) while e-mail addresses stay intact.
 """
 
 from __future__ import annotations
 
-import html
-import math
 import re
 from collections.abc import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-from bot.report.figures import Report, Share, WeekCount
+from bot.markdown import code_span, link, literal, table_code
+from bot.report.clusters import Cluster
+from bot.report.figures import LINKED_PER_CLUSTER, Report, Share, WeekCount
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 FORMATS = ("md", "json", "html")
 #: How many clusters the Markdown and HTML show (JSON has them all).
 CLUSTERS_SHOWN = 20
+#: How many decisions of a cluster the Markdown and HTML link (JSON has them all).
+DECISIONS_SHOWN = LINKED_PER_CLUSTER
+#: How many owners the Markdown and HTML list (JSON has them all).
+OWNERS_SHOWN = 25
 #: Guess-vs-answer reading: below LOW the agents could proceed with stated assumptions, above HIGH asking
 #: prevents real errors; fewer than MIN_N decisions are too few to read either way.
 GUESS_LOW, GUESS_HIGH, GUESS_MIN_N = 0.05, 0.30, 10
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
-_SPACE = re.compile(r"\s+")
+_URL = re.compile(r"^https?://", re.IGNORECASE)
 #: Shown where there is no value.
 DASH = "\u2013"
 
@@ -105,24 +114,61 @@ def week_label(week: WeekCount) -> str:
     return week.week + ("*" if week.partial else "")
 
 
+def answered_text(week: WeekCount) -> str:
+    """``"3 of 5"`` answered so far; a dash for a week without questions."""
+    return f"{week.answered} of {week.count}" if week.count else DASH
+
+
+def show_command(decision_id: str) -> str:
+    """What opens a decision where the backend has no web page for it (the embedded git backlog)."""
+    return f"parkbot show {decision_id}"
+
+
+def web_link(report: Report, decision_id: str) -> str | None:
+    """The decision's web address, when the backend has one and it is an ``http(s)`` URL."""
+    url = report.links.get(decision_id)
+    return url if url and _URL.match(url) else None
+
+
+OWNERS_ADVICE = (
+    "Owners with the most questions waiting come first. A long oldest wait next to a short median means "
+    "one question is stuck: answer it, or escalate it. A long median means the owner is the bottleneck: "
+    "move some origins to another owner (owners.origins in .github/parkbot.yml), or decide those questions "
+    "up front."
+)
+WEEKLY_ADVICE = (
+    "A falling rate after a template change shows the change worked. Medians of recent weeks cover only "
+    "the questions answered so far."
+)
+CLUSTERS_ADVICE = (
+    "Add these lines to the delegation template, so the questions are not asked again. Where the answers "
+    "agree, write the rule down (or let precedents apply); where they split, settle the disagreement first."
+)
+
+
 # --- Markdown ---------------------------------------------------------------------------------
 
 
 def md(text: str) -> str:
-    """Untrusted text as inline Markdown: one line, syntax escaped, mentions defused."""
-    text = _SPACE.sub(" ", text).strip()
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    return text.replace("@", "@\u200b")
+    """Untrusted text as inline Markdown (:func:`bot.markdown.literal`): one line, shown as written,
+    mentions defused, e-mail addresses intact."""
+    return literal(text)
 
 
 def md_code(text: str) -> str:
-    """A code span for ids and branch names; falls back to escaped text if it holds a backtick."""
-    return md(text) if "`" in text or "\n" in text else f"`{text}`"
+    """A code span for ids and branch names, safe in a table cell."""
+    return table_code(text)
 
 
 def md_dependent(target: str) -> str:
     """A dependent in Markdown: ``#12`` stays bare so GitHub links the pull request; branches are code."""
     return target if target.startswith("#") and target[1:].isdigit() else md_code(target)
+
+
+def md_decision(report: Report, decision_id: str) -> str:
+    """A decision, linked: its issue on GitHub, ``parkbot show <id>`` where there is no web page."""
+    url = web_link(report, decision_id)
+    return link(md_code(decision_id), url) if url else md_code(show_command(decision_id))
 
 
 def mermaid_weekly(weeks: list[WeekCount]) -> str:
@@ -143,26 +189,81 @@ def mermaid_weekly(weeks: list[WeekCount]) -> str:
     )
 
 
+def verdict(cluster: Cluster) -> str:
+    """What the answer split says to do with a recurring question."""
+    if not cluster.answered:
+        return "Not answered yet: answer one, then decide the rest up front."
+    if cluster.unanimous:
+        return (
+            f"Answered the same way all {cluster.answered} times: write it down as the rule "
+            "(or let precedents answer it)."
+        )
+    if len(cluster.answers) == 1:
+        return "Answered once so far."
+    return "The answers split: settle the disagreement, then write the rule down."
+
+
+def _md_split(cluster: Cluster) -> str:
+    parts = [f"{md(a.value)}: {a.count}" for a in cluster.answers]
+    if cluster.open:
+        parts.append(f"still open: {cluster.open}")
+    return " · ".join(parts) or "not answered yet"
+
+
 def render_markdown(report: Report) -> str:
     out = [f"## parkbot report: questions asked {window_text(report)}", ""]
     out += ["| Figure | Value |", "| --- | --- |"]
     out += [f"| {label} | {value} |" for label, value in headline_rows(report)]
     out += ["", f"**Guess vs answer.** {guess_reading(report.guess_vs_answer)}", ""]
 
-    out += ["### Questions per week", "", mermaid_weekly(report.weekly), ""]
+    out += ["### Who is waiting on whom", ""]
+    if report.owners:
+        out += [OWNERS_ADVICE, ""]
+        out += [
+            "| Owner | Open now | Blocking | Oldest waiting | Median time to answer | Answered |",
+            "| --- | --: | --: | --- | --: | --: |",
+        ]
+        for row in report.owners[:OWNERS_SHOWN]:
+            oldest = DASH
+            if row.oldest_open_id:
+                oldest = f"{human_duration(row.oldest_open_seconds)}: {md_decision(report, row.oldest_open_id)}"
+            out.append(
+                f"| {md(row.owner)} | {row.open} | {row.blocking} | {oldest} | "
+                f"{human_duration(row.median_seconds)} | {row.answered} |"
+            )
+        if len(report.owners) > OWNERS_SHOWN:
+            out.append(f"\n…and {len(report.owners) - OWNERS_SHOWN} more owners (see `--format json`).")
+    else:
+        out.append("No owner has a question waiting, and none was answered in this window.")
+    out.append("")
+
+    out += ["### Questions per week", "", WEEKLY_ADVICE, "", mermaid_weekly(report.weekly), ""]
+    out += ["| Week | Asked | Answered so far | Median time to answer |", "| --- | --: | --: | --: |"]
+    out += [
+        f"| {week_label(w)} | {w.count} | {answered_text(w)} | {human_duration(w.median_seconds)} |"
+        for w in report.weekly
+    ]
+    out.append("")
     if any(w.partial for w in report.weekly):
         out += ["\\* the window covers only part of this week.", ""]
 
     out += ["### Recurring questions", ""]
     if report.clusters:
-        out += ["Add these lines to the delegation template, so the questions are not asked again:", ""]
+        out += [CLUSTERS_ADVICE, ""]
         for number, cluster in enumerate(report.clusters[:CLUSTERS_SHOWN], 1):
             origins = ", ".join(md_code(o) for o in cluster.origins[:5])
             more = f" and {len(cluster.origins) - 5} more" if len(cluster.origins) > 5 else ""
-            out.append(
-                f"{number}. {md(cluster.suggestion)}  \n"
-                f"   {cluster.size} questions from {cluster.sources} origin/run pairs; origins: {origins}{more}"
-            )
+            shown = cluster.decision_ids[:DECISIONS_SHOWN]
+            decisions = ", ".join(md_decision(report, i) for i in shown)
+            rest = len(cluster.decision_ids) - len(shown)
+            out += [
+                f"{number}. **{md(cluster.representative)}**  ",
+                f"   Asked {cluster.size} times from {cluster.sources} origin/run pairs, "
+                f"last on {cluster.last_asked:%Y-%m-%d}; origins: {origins}{more}.  ",
+                f"   Answers: {_md_split(cluster)}. {verdict(cluster)}  ",
+                f"   For the delegation template: {md(cluster.suggestion)}  ",
+                f"   Decisions: {decisions}{f' and {rest} more' if rest else ''}",
+            ]
         if len(report.clusters) > CLUSTERS_SHOWN:
             out.append(f"\n…and {len(report.clusters) - CLUSTERS_SHOWN} smaller clusters (see `--format json`).")
     else:
@@ -175,11 +276,11 @@ def render_markdown(report: Report) -> str:
         for item in report.oldest_open:
             blocks = ", ".join(md_dependent(d) for d in item.dependents) if item.blocking else "non-blocking"
             out.append(
-                f"| {md_code(item.id)} | {md(item.title)} | {md(item.owner)} | "
+                f"| {md_decision(report, item.id)} | {md(item.title)} | {md(item.owner)} | "
                 f"{human_duration(item.age_seconds)} | {blocks or DASH} |"
             )
         if report.open_total > len(report.oldest_open):
-            out.append(f"\n{report.open_total - len(report.oldest_open)} more open (`parkbot list`).")
+            out.append(f"\n{report.open_total - len(report.oldest_open)} more open ({code_span('parkbot list')}).")
     else:
         out.append("Nothing is waiting for an answer.")
     return "\n".join(out) + "\n"
@@ -194,144 +295,114 @@ def render_json(report: Report) -> str:
 
 # --- HTML -------------------------------------------------------------------------------------
 
-_CSS = """
-body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328;background:#fff;margin:0}
-main{max-width:64rem;margin:0 auto;padding:1.5rem}
-h1{font-size:1.6rem;margin:0 0 .25rem}h2{font-size:1.2rem;margin:2rem 0 .5rem;border-bottom:1px solid #d0d7de}
-.window{color:#59636e;margin:0}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #eaeef2}
-th{background:#f6f8fa;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
-code{font:13px ui-monospace,SFMono-Regular,Menlo,monospace;background:#f6f8fa;padding:0 .25rem;border-radius:4px}
-.reading{background:#f6f8fa;border-left:4px solid #0969da;padding:.5rem .75rem}
-ol.clusters li{margin-bottom:.75rem}.meta{color:#59636e;font-size:13px}
-""".strip()
 
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    """The template environment, made once: autoescaping on for every template, undefined names are errors.
 
-def esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def svg_weekly(weeks: list[WeekCount]) -> str:
-    """An inline SVG bar chart of the weekly rate; no scripts, no external references.
-
-    Colours are attributes as well as classes, so the chart also reads when copied out of the page.
+    Imported here, not at module level, so that Markdown and JSON reports do not load Jinja2 at all.
     """
-    count = max(len(weeks), 1)
-    slot = max(6.0, min(80.0, 720.0 / count))
-    left, right, top, bottom, height = 40, 10, 18, 30, 200
-    width = int(left + right + slot * count)
-    peak = max([w.count for w in weeks] + [1])
-    scale = height / peak
-    label_every = max(1, math.ceil(72 / slot))
-    base = top + height
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{base + bottom}" '
-        f'viewBox="0 0 {width} {base + bottom}" aria-label="Questions asked per week">',
-        "<title>Questions asked per week</title>",
-        f'<line class="axis" x1="{left}" y1="{base}" x2="{width - right}" y2="{base}" stroke="#d0d7de"></line>',
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    return Environment(
+        loader=PackageLoader("bot.report", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def _bar(value: float | None, peak: float) -> float:
+    """A bar's length in percent of its track (at least a sliver for any non-zero value)."""
+    if not value or peak <= 0:
+        return 0.0
+    return round(max(100.0 * value / peak, 1.5), 1)
+
+
+def _decision_view(report: Report, decision_id: str) -> dict[str, Any]:
+    return {"id": decision_id, "url": web_link(report, decision_id), "show": show_command(decision_id)}
+
+
+def _cluster_view(report: Report, cluster: Cluster) -> dict[str, Any]:
+    total = cluster.answered + cluster.open
+    split = [{"value": a.value, "count": a.count, "bar": _bar(a.count, total), "open": False} for a in cluster.answers]
+    if cluster.open:
+        split.append({"value": "still open", "count": cluster.open, "bar": _bar(cluster.open, total), "open": True})
+    shown = cluster.decision_ids[:DECISIONS_SHOWN]
+    return {
+        "suggestion": cluster.suggestion,
+        "representative": cluster.representative,
+        "size": cluster.size,
+        "sources": cluster.sources,
+        "origins": cluster.origins,
+        "split": split,
+        "verdict": verdict(cluster),
+        "decisions": [_decision_view(report, i) for i in shown],
+        "more": len(cluster.decision_ids) - len(shown),
+        "last_asked": f"{cluster.last_asked:%Y-%m-%d}",
+    }
+
+
+def html_context(report: Report) -> dict[str, Any]:
+    """Everything the template shows, as plain values: the template only lays it out (and escapes it)."""
+    peak_count = max([w.count for w in report.weekly] + [1])
+    peak_median = max([w.median_seconds or 0.0 for w in report.weekly] + [1.0])
+    weeks = [
+        {
+            "label": week_label(w),
+            "title": f"{w.week}, from {w.start:%Y-%m-%d}" + (" (partial week)" if w.partial else ""),
+            "partial": w.partial,
+            "count": w.count,
+            "count_bar": _bar(w.count, peak_count),
+            "answered": answered_text(w),
+            "median": human_duration(w.median_seconds),
+            "median_bar": _bar(w.median_seconds, peak_median),
+        }
+        for w in report.weekly
     ]
-    for tick in sorted({0, peak // 2, peak}):
-        y = base - tick * scale
-        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" {_SVG_TEXT}>{tick}</text>')
-    for i, week in enumerate(weeks):
-        bar_height = week.count * scale
-        centre = left + i * slot + slot / 2
-        klass, fill = ("bar partial", "#8cb8ee") if week.partial else ("bar", "#0969da")
-        note = " (partial week)" if week.partial else ""
-        parts.append(
-            f'<rect class="{klass}" fill="{fill}" x="{centre - slot * 0.4:.1f}" y="{base - bar_height:.1f}" '
-            f'width="{slot * 0.8:.1f}" height="{bar_height:.1f}">'
-            f"<title>{esc(week.week)}: {week.count}{note}</title></rect>"
-        )
-        if slot >= 24:  # room for the value above the bar
-            parts.append(
-                f'<text x="{centre:.1f}" y="{base - bar_height - 4:.1f}" text-anchor="middle" {_SVG_TEXT}>'
-                f"{week.count}</text>"
-            )
-        if i % label_every == 0:
-            parts.append(
-                f'<text x="{centre:.1f}" y="{base + 16}" text-anchor="middle" {_SVG_TEXT}>'
-                f"{esc(week_label(week))}</text>"
-            )
-    parts.append("</svg>")
-    return "\n".join(parts)
-
-
-_SVG_TEXT = 'font-family="system-ui, sans-serif" font-size="11" fill="#59636e"'
+    owners = [
+        {
+            "owner": row.owner,
+            "open": row.open,
+            "blocking": row.blocking,
+            "oldest": human_duration(row.oldest_open_seconds) if row.oldest_open_id else None,
+            "oldest_decision": _decision_view(report, row.oldest_open_id) if row.oldest_open_id else None,
+            "median": human_duration(row.median_seconds),
+            "answered": row.answered,
+        }
+        for row in report.owners[:OWNERS_SHOWN]
+    ]
+    oldest = [
+        {
+            "decision": _decision_view(report, item.id),
+            "title": item.title,
+            "owner": item.owner,
+            "age": human_duration(item.age_seconds),
+            "blocking": item.blocking,
+            "dependents": item.dependents,
+        }
+        for item in report.oldest_open
+    ]
+    return {
+        "window": window_text(report),
+        "headline": headline_rows(report),
+        "guess_reading": guess_reading(report.guess_vs_answer),
+        "owners": owners,
+        "owners_more": max(len(report.owners) - OWNERS_SHOWN, 0),
+        "owners_advice": OWNERS_ADVICE,
+        "weeks": weeks,
+        "any_partial": any(w.partial for w in report.weekly),
+        "weekly_advice": WEEKLY_ADVICE,
+        "clusters": [_cluster_view(report, c) for c in report.clusters[:CLUSTERS_SHOWN]],
+        "clusters_more": max(len(report.clusters) - CLUSTERS_SHOWN, 0),
+        "clusters_advice": CLUSTERS_ADVICE,
+        "oldest": oldest,
+        "open_more": max(report.open_total - len(report.oldest_open), 0),
+        "dash": DASH,
+    }
 
 
 def render_html(report: Report) -> str:
-    rows = "\n".join(
-        f'<tr><th scope="row">{esc(label)}</th><td class="num">{esc(value)}</td></tr>'
-        for label, value in headline_rows(report)
-    )
-    body = [
-        "<h1>parkbot report</h1>",
-        f'<p class="window">Questions asked {esc(window_text(report))}</p>',
-        "<h2>Headline</h2>",
-        f"<table>\n{rows}\n</table>",
-        f'<p class="reading"><strong>Guess vs answer.</strong> {esc(guess_reading(report.guess_vs_answer))}</p>',
-        "<h2>Questions per week</h2>",
-        svg_weekly(report.weekly),
-    ]
-    if any(w.partial for w in report.weekly):
-        body.append('<p class="meta">* the window covers only part of this week (lighter bar).</p>')
-
-    body.append("<h2>Recurring questions</h2>")
-    if report.clusters:
-        body.append("<p>Add these lines to the delegation template, so the questions are not asked again:</p>")
-        items = []
-        for cluster in report.clusters[:CLUSTERS_SHOWN]:
-            origins = ", ".join(f"<code>{esc(o)}</code>" for o in cluster.origins)
-            ids = ", ".join(f"<code>{esc(i)}</code>" for i in cluster.decision_ids[:5])
-            more = f" and {len(cluster.decision_ids) - 5} more" if len(cluster.decision_ids) > 5 else ""
-            items.append(
-                f"<li>{esc(cluster.suggestion)}<br>"
-                f'<span class="meta">{cluster.size} questions from {cluster.sources} origin/run pairs; '
-                f"origins: {origins}; decisions: {ids}{more}</span></li>"
-            )
-        body.append('<ol class="clusters">\n' + "\n".join(items) + "\n</ol>")
-        if len(report.clusters) > CLUSTERS_SHOWN:
-            body.append(f"<p>…and {len(report.clusters) - CLUSTERS_SHOWN} smaller clusters (see --format json).</p>")
-    else:
-        body.append("<p>No question recurred across origins or runs in this window.</p>")
-
-    body.append("<h2>Oldest open decisions</h2>")
-    if report.oldest_open:
-        lines = [
-            "<table>",
-            "<tr><th>Decision</th><th>Title</th><th>Owner</th><th>Age</th><th>Blocks</th></tr>",
-        ]
-        for item in report.oldest_open:
-            blocks = ", ".join(f"<code>{esc(d)}</code>" for d in item.dependents) if item.blocking else "non-blocking"
-            lines.append(
-                f"<tr><td><code>{esc(item.id)}</code></td><td>{esc(item.title)}</td><td>{esc(item.owner)}</td>"
-                f'<td class="num">{esc(human_duration(item.age_seconds))}</td><td>{blocks or DASH}</td></tr>'
-            )
-        lines.append("</table>")
-        body.append("\n".join(lines))
-        if report.open_total > len(report.oldest_open):
-            body.append(f"<p>{report.open_total - len(report.oldest_open)} more open (parkbot list).</p>")
-    else:
-        body.append("<p>Nothing is waiting for an answer.</p>")
-
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>parkbot report {esc(window_text(report))}</title>",
-            f"<style>\n{_CSS}\n</style>",
-            "</head>",
-            "<body>",
-            "<main>",
-            *body,
-            "</main>",
-            "</body>",
-            "</html>",
-            "",
-        ]
-    )
+    return _environment().get_template("report.html.j2").render(html_context(report))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import git
 
@@ -41,6 +42,17 @@ class GitHarness:
         message = f"work that needs the answer\n\nBlocked-by: {decision_id}\n"
         commit = git.Commit.create_from_tree(self.repo, head.tree, message, parent_commits=[head])
         self.repo.heads[branch].commit = commit
+
+    #: git has no repository roles, and a branch's commits name whoever their author claims to be.
+    knows_roles = False
+    knows_dependent_authors = False
+
+    def owner_backlog(self, backlog: Any, login: str) -> Any:
+        """Acting as an owner needs no other credentials here: the backlog itself."""
+        return backlog
+
+    def deliver(self, config: Any = None) -> None:
+        """Nothing waits for a workflow here: acts are recorded at once."""
 
     def close(self) -> None:
         self.tracker.release()

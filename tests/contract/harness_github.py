@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from bot.api import Backlog
+from bot.backends import Backend
 from bot.core.config import Config, Owners
+from bot.events import handle_event
+from bot.trackers.github import GitHubTracker
+from bot.trackers.github.client import GitHubSettings, RetryPolicy, build_client
 from tests.github_support import fake_github, make_tracker
+from tests.test_events_support import labels_of, webhook, with_repository
 
 
 class GitHubHarness:
@@ -13,6 +20,7 @@ class GitHubHarness:
         self.fake = fake_github().start()
         self.tracker = make_tracker(self.fake)
         self.config = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol", "carol": "dana"})
+        self._delivered: set[int] = set()
 
     def make_dependent(self, name: str) -> str:
         pull = self.fake.add_pull(title=f"Work on {name}", head_ref=name, body="", author="agent-dev")
@@ -22,6 +30,51 @@ class GitHubHarness:
         self.fake.push(
             int(target.removeprefix("#")), message=f"work that needs the answer\n\nBlocked-by: {decision_id}\n"
         )
+
+    knows_roles = True
+    knows_dependent_authors = True
+
+    def grant(self, login: str, role: str) -> None:
+        self.fake.set_permission(login, role)
+
+    def make_dependent_by(self, name: str, author: str) -> str:
+        pull = self.fake.add_pull(title=f"Work on {name}", head_ref=name, body="", author=author)
+        return f"#{pull.number}"
+
+    # -- an owner acting with their own token, and parkbot's workflow recording it ------------------
+
+    def owner_backlog(self, backlog: Backlog, login: str) -> Backlog:
+        """The API as ``login`` runs it on a workstation: with their own (personal) token."""
+        token = f"ghp_{login.replace('-', '')}000000000000000000000000000000"[:40]
+        self.fake.add_token(token, login, "personal")
+        settings = GitHubSettings(repository=self.fake.full_name, api_url=self.fake.base_url, token=token)
+        tracker = GitHubTracker(build_client(settings, policy=RetryPolicy.instant()), race_wait=0.0)
+        return Backlog(Backend("github", tracker, backlog.config))
+
+    def deliver(self, config: Config | None = None) -> None:
+        """What the workflow does when the comments people posted reach it: each is an ``issue_comment``
+        event handled as parkbot (with parkbot's token), in the order they were posted."""
+        for comment in sorted(self.fake.comments.values(), key=lambda c: c.id):
+            if comment.id in self._delivered or not comment.body.startswith("/"):
+                continue
+            self._delivered.add(comment.id)
+            handle_event(
+                "issue_comment",
+                self._payload(comment),
+                tracker_factory=lambda: Backend("github", make_tracker(self.fake), config or self.config),
+            )
+
+    def _payload(self, comment: Any) -> dict[str, Any]:
+        payload = with_repository(webhook("issue_comment.created"), self.fake)
+        issue = self.fake.issues[comment.issue_number]
+        payload["issue"].update(
+            number=issue.number, title=issue.title, body=issue.body, labels=labels_of(self.fake, issue.number)
+        )
+        user = self.fake.users[comment.user.lower()]
+        author = {"login": user.login, "id": user.id, "type": user.type}
+        payload["comment"].update(id=comment.id, body=comment.body, user=author)
+        payload["sender"] = author
+        return payload
 
     def close(self) -> None:
         self.fake.stop()

@@ -176,3 +176,72 @@ def test_no_precedent_from_a_different_question_or_a_default(harness: Any) -> No
         harness, "currency", origin="search-1", question="Which currency?", options=["eur", "usd"], guess="eur"
     )
     assert unrelated.decision.precedent is None
+
+
+# --- rules a mutation of the lifecycle would break unseen ----------------------------------------------
+
+
+def test_the_last_assumption_can_be_overridden_and_none_past_it(harness: Any) -> None:
+    did = lifecycle.park_review(harness.tracker, review(), harness.config).decision.id
+    for outside in (0, 3):
+        with pytest.raises(InvalidInput, match="assumptions 1 to 2"):
+            lifecycle.override_assumption(harness.tracker, harness.config, did, outside, "x", Actor("alice"))
+    done = lifecycle.override_assumption(harness.tracker, harness.config, did, 2, "gross", Actor("alice"))
+    assert [(o.assumption, o.text) for o in done.decision.overrides] == [(2, "gross")]
+
+
+def test_the_checklist_numbers_are_the_numbers_override_takes_and_the_log_names_that_assumption(
+    harness: Any,
+) -> None:
+    parked = lifecycle.park_review(harness.tracker, review(), harness.config, now=NOW)
+    assert "\n1. EUR\n2. net of tax" in parked.decision.question
+    lifecycle.override_assumption(harness.tracker, harness.config, parked.decision.id, 2, "gross", Actor("alice"))
+    (logged,) = [e for e in harness.tracker.iter_log() if e.event == "overridden"]
+    assert logged.reason == "assumption 2: net of tax"
+    assert (logged.answer, logged.by) == ("gross", "alice")
+
+
+def test_a_refiled_review_takes_the_new_assumptions(harness: Any) -> None:
+    did = lifecycle.park_review(harness.tracker, review(), harness.config).decision.id
+    again = lifecycle.park_review(harness.tracker, review(assumptions=["EUR", "gross"]), harness.config)
+    assert again.action == "updated"
+    assert [a.text for a in harness.tracker.find(did).assumptions] == ["EUR", "gross"]
+
+
+def test_a_refiling_without_a_run_keeps_the_run_it_was_filed_under(harness: Any) -> None:
+    did = ask(harness, "a", run="run-7").decision.id
+    ask(harness, "a", run=None)
+    assert harness.tracker.find(did).run == "run-7"
+    ask(harness, "a", run="run-8")
+    assert harness.tracker.find(did).run == "run-8"
+
+
+def test_updated_at_moves_only_when_something_changed(harness: Any) -> None:
+    from datetime import timedelta
+
+    did = ask(harness, "a").decision.id
+    later = NOW + timedelta(hours=1)
+    unchanged = lifecycle.park(harness.tracker, result(key="a", title="Question a"), harness.config, now=later)
+    assert unchanged.action == "unchanged"
+    assert harness.tracker.find(did).updated_at == NOW
+    changed = lifecycle.park(
+        harness.tracker, result(key="a", title="Question a", work_so_far={"more": 1}), harness.config, now=later
+    )
+    assert changed.action == "updated"
+    assert harness.tracker.find(did).updated_at == later
+    latest = later + timedelta(hours=1)
+    lifecycle.escalate(harness.tracker, harness.config, did, Actor("alice"), now=latest)
+    assert harness.tracker.find(did).updated_at == latest
+
+
+def test_a_gate_lists_what_is_answered_and_what_still_blocks(harness: Any) -> None:
+    target = harness.make_dependent("agent/two")
+    first = ask(harness, "a", dependents=[target]).decision.id
+    second = ask(harness, "b", dependents=[target]).decision.id
+    outcome = lifecycle.resolve(harness.tracker, harness.config, first, "full_original", Actor("alice"))
+    (gate,) = [g for g in outcome.gates if g.target == target]
+    assert [d.id for d in gate.blocking] == [second]
+    assert [d.id for d in gate.resolved] == [first]
+    later = lifecycle.gate(harness.tracker, harness.config, target)
+    assert [d.id for d in later.blocking] == [second]
+    assert first not in [d.id for d in later.blocking]

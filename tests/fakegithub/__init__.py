@@ -2,7 +2,7 @@
 
 from .openapi_check import OpenAPIViolation
 from .server import FAULT_KINDS, FakeGitHub, LoggedRequest
-from .state import Comment, Commit, Issue, Label, PullInfo, Status, Team, User
+from .state import Comment, Commit, Issue, Label, PullInfo, Reaction, Status, Team, User
 
 __all__ = [
     "FAULT_KINDS",
@@ -14,6 +14,7 @@ __all__ = [
     "LoggedRequest",
     "OpenAPIViolation",
     "PullInfo",
+    "Reaction",
     "Status",
     "Team",
     "User",

@@ -27,16 +27,12 @@ SPEC_PATH = Path(__file__).resolve().parent.parent / "openapi" / "github-trimmed
 _ROOT_URI = "urn:github-openapi"
 _HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 
-# Bodies GitHub documents in prose but the schema omits; PyGithub sends them
-# (Issue.add_to_labels / set_labels post a bare JSON array of names).
+# Bodies GitHub documents in prose but the schema omits. Only this one: the description of "set labels"
+# says an empty array removes every label, while its schema asks for at least one. The bare arrays and
+# strings PyGithub's Issue.add_to_labels / set_labels send are *not* accepted: GitHub's description
+# has the object form ({"labels": [...]}), which is what parkbot sends.
 _EXTRA_REQUEST_SCHEMAS: dict[str, list[dict[str, Any]]] = {
-    "issues/add-labels": [
-        {"type": "array", "items": {"type": "string"}},
-        {"type": "string"},
-    ],
     "issues/set-labels": [
-        {"type": "array", "items": {"type": "string"}},
-        {"type": "string"},
         {"type": "object", "properties": {"labels": {"type": "array", "maxItems": 0}}, "required": ["labels"]},
     ],
 }

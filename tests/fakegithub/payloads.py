@@ -12,7 +12,7 @@ import hashlib
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from .state import EPOCH, Comment, Commit, Issue, Label, Status, Team, User, iso
+from .state import EPOCH, CheckRun, Comment, Commit, Issue, Label, Reaction, Status, Team, User, iso
 
 if TYPE_CHECKING:
     from .server import FakeGitHub
@@ -292,13 +292,42 @@ def comment(fake: FakeGitHub, c: Comment) -> JSON:
     }
 
 
-def _branch_side(fake: FakeGitHub, ref: str, sha: str) -> JSON:
+def _branch_side(fake: FakeGitHub, ref: str, sha: str, *, fork: str | None = None) -> JSON:
+    if fork is None:
+        return {
+            "label": f"{fake.owner}:{ref}",
+            "ref": ref,
+            "sha": sha,
+            "user": user(fake, fake.owner),
+            "repo": repository(fake),
+        }
+    owner = fork.split("/", 1)[0]
+    return {"label": f"{owner}:{ref}", "ref": ref, "sha": sha, "user": user(fake, owner), "repo": fork_repo(fake, fork)}
+
+
+def fork_repo(fake: FakeGitHub, full_name: str) -> JSON:
+    """``repository`` of a fork of the fake's repository (the head side of a pull request from a fork)."""
+    owner, name = full_name.split("/", 1)
+    base = repository(fake)
+    api = f"{fake.api}/repos/{full_name}"
+    urls = {k: v.replace(fake.repo_api, api, 1) for k, v in base.items() if k.endswith("_url") and isinstance(v, str)}
+    host = urllib.parse.urlsplit(fake.web).netloc
     return {
-        "label": f"{fake.owner}:{ref}",
-        "ref": ref,
-        "sha": sha,
-        "user": user(fake, fake.owner),
-        "repo": repository(fake),
+        **base,
+        **urls,
+        "id": fake.repo_id + 1 + sum(full_name.encode()),
+        "node_id": node_id("Repository", fake.repo_id + 1 + sum(full_name.encode())),
+        "name": name,
+        "full_name": full_name,
+        "owner": user(fake, owner),
+        "html_url": f"{fake.web}/{full_name}",
+        "url": api,
+        "fork": True,
+        "clone_url": f"{fake.web}/{full_name}.git",
+        "git_url": f"git://{host}/{full_name}.git",
+        "ssh_url": f"git@{host}:{full_name}.git",
+        "svn_url": f"{fake.web}/{full_name}",
+        "permissions": permission_flags("read"),
     }
 
 
@@ -350,7 +379,7 @@ def pull(fake: FakeGitHub, iss: Issue) -> JSON:
         "assignees": base["assignees"],
         "requested_reviewers": [],
         "requested_teams": [],
-        "head": _branch_side(fake, pr.head_ref, pr.head_sha),
+        "head": _branch_side(fake, pr.head_ref, pr.head_sha, fork=pr.head_repo),
         "base": _branch_side(fake, pr.base_ref, fake.branch_sha(pr.base_ref)),
         "_links": {k: {"href": v} for k, v in links.items()},
         "author_association": base["author_association"],
@@ -434,6 +463,73 @@ def simple_status(fake: FakeGitHub, s: Status) -> JSON:
     del out["creator"]
     out["required"] = False
     return out
+
+
+def app(fake: FakeGitHub, login: str) -> JSON:
+    """``integration``: the GitHub App behind a bot account (``parkbot[bot]`` is the App ``parkbot``)."""
+    bot = fake.add_user(login)
+    slug = bot.login.removesuffix("[bot]")
+    owner = user(fake, fake.owner)
+    return {
+        "id": 900_000 + bot.id % 100_000,
+        "slug": slug,
+        "node_id": node_id("Integration", bot.id),
+        "client_id": f"Iv1.{hashlib.sha1(slug.encode(), usedforsecurity=False).hexdigest()[:16]}",
+        "owner": owner,
+        "name": slug,
+        "description": None,
+        "external_url": f"https://{slug}.example.com",
+        "html_url": f"{fake.web}/apps/{_q(slug)}",
+        "created_at": iso(EPOCH),
+        "updated_at": iso(EPOCH),
+        "permissions": {"checks": "write", "issues": "write", "metadata": "read", "pull_requests": "write"},
+        "events": [],
+    }
+
+
+def check_run(fake: FakeGitHub, run: CheckRun) -> JSON:
+    """``check-run``; ``pull_requests`` are the open pull requests whose head is the run's commit."""
+    url = f"{fake.repo_api}/check-runs/{run.id}"
+    pulls = [
+        iss
+        for iss in fake.issues.values()
+        if iss.pull is not None and iss.state == "open" and iss.pull.head_sha == run.head_sha
+    ]
+    repo_ref = {"id": fake.repo_id, "url": fake.repo_api, "name": fake.repo}
+    return {
+        "id": run.id,
+        "head_sha": run.head_sha,
+        "node_id": node_id("CheckRun", run.id),
+        "external_id": run.external_id,
+        "url": url,
+        "html_url": f"{fake.repo_web}/runs/{run.id}",
+        "details_url": run.details_url,
+        "status": run.status,
+        "conclusion": run.conclusion,
+        "started_at": iso(run.started_at),
+        "completed_at": iso(run.completed_at),
+        "output": {
+            "title": run.title,
+            "summary": run.summary,
+            "text": run.text,
+            "annotations_count": 0,
+            "annotations_url": f"{url}/annotations",
+        },
+        "name": run.name,
+        "check_suite": {"id": 50_000_000 + run.id % 1_000_000},
+        "app": app(fake, run.app),
+        "pull_requests": [
+            {
+                "id": iss.id,
+                "number": iss.number,
+                "url": f"{fake.repo_api}/pulls/{iss.number}",
+                "head": {"ref": iss.pull.head_ref, "sha": iss.pull.head_sha, "repo": repo_ref},
+                "base": {"ref": iss.pull.base_ref, "sha": fake.branch_sha(iss.pull.base_ref), "repo": repo_ref},
+            }
+            for iss in pulls
+            if iss.pull is not None
+        ],
+    }
 
 
 def _git_blob_sha(data: bytes) -> str:
@@ -584,4 +680,18 @@ def rate_limit(fake: FakeGitHub) -> JSON:
             "graphql": {**static, "limit": 5000, "remaining": 5000, "resource": "graphql"},
         },
         "rate": core,
+    }
+
+
+# ghcost: reactions -----------------------------------------------------------------------------------
+
+
+def reaction(fake: FakeGitHub, r: Reaction) -> JSON:
+    """``reaction``."""
+    return {
+        "id": r.id,
+        "node_id": node_id("Reaction", r.id),
+        "user": user(fake, r.user),
+        "content": r.content,
+        "created_at": iso(r.created_at),
     }

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import payloads as P
-from .state import Comment, Issue, Status, Team, parse_iso
+from .state import CheckRun, Comment, Issue, Reaction, Status, Team, parse_iso
 
 if TYPE_CHECKING:
     from .server import FakeGitHub
@@ -246,7 +246,9 @@ def get_authenticated(fake: FakeGitHub, ctx: Ctx) -> Reply:
     """``GET /user``; 401 without a token, as on GitHub."""
     if not ctx.headers.get("authorization"):
         raise ApiError(401, "Requires authentication")
-    return Reply(200, P.public_user(fake, fake.add_user(fake.login)))
+    if fake.actor_kind == "app":  # an installation token is not a user: GraphQL's viewer answers instead
+        raise ApiError(403, "Resource not accessible by integration")
+    return Reply(200, P.public_user(fake, fake.add_user(fake.actor)))
 
 
 @route("users/get-by-username")
@@ -403,7 +405,7 @@ def create_issue(fake: FakeGitHub, ctx: Ctx) -> Reply:
     if single and single.lower() not in (a.lower() for a in assignees):
         assignees.insert(0, single)
     assert title is not None
-    iss = fake.add_issue(title, text, labels=labels, assignees=assignees, author=fake.login)
+    iss = fake.add_issue(title, text, labels=labels, assignees=assignees, author=fake.actor)
     url = P.issue(fake, iss)
     return Reply(201, url, {"location": url["url"]})
 
@@ -429,13 +431,14 @@ def update_issue(fake: FakeGitHub, ctx: Ctx) -> Reply:
     if title is not None and title != iss.title:
         iss.title, changed = title, True
     if "body" in body and text != iss.body:
-        iss.body, changed = text, True
+        fake.record_edit(iss, text or "", fake.actor)  # who edited it, in GitHub's edit history
+        changed = True
     if state is not None and state != iss.state:
         changed = True
         iss.state = state
         if state == "closed":
             iss.closed_at = fake.now()
-            iss.closed_by = fake.login
+            iss.closed_by = fake.actor
             iss.state_reason = None if iss.is_pull else (reason or "completed")
         else:
             iss.closed_at = None
@@ -561,9 +564,9 @@ def create_comment(fake: FakeGitHub, ctx: Ctx) -> Reply:
     """``POST /issues/{n}/comments``; body 1..65536 chars; 403 on locked issues."""
     iss = _issue(fake, ctx)
     text = _check_comment_body(ctx.obj())
-    if iss.locked and fake.permission_of(fake.login) not in ("admin", "maintain", "write"):
+    if iss.locked and fake.permission_of(fake.actor) not in ("admin", "maintain", "write"):
         raise ApiError(403, "Unable to create comment because issue is locked.")
-    c = fake.add_comment(iss.number, text, author=fake.login)
+    c = fake.add_comment(iss.number, text, author=fake.actor)
     out = P.comment(fake, c)
     return Reply(201, out, {"location": out["url"]})
 
@@ -580,8 +583,7 @@ def update_comment(fake: FakeGitHub, ctx: Ctx) -> Reply:
     c = _comment(fake, ctx)
     text = _check_comment_body(ctx.obj())
     if text != c.body:
-        c.body = text
-        c.updated_at = fake.tick()
+        fake.record_edit(c, text, fake.actor)  # who edited it, in GitHub's edit history
     return Reply(200, P.comment(fake, c))
 
 
@@ -591,6 +593,29 @@ def delete_comment(fake: FakeGitHub, ctx: Ctx) -> Reply:
     c = _comment(fake, ctx)
     del fake.comments[c.id]
     return Reply(204)
+
+
+# --------------------------------------------------------------------------- ghcost: reactions
+
+
+@route("reactions/create-for-issue-comment")
+def create_comment_reaction(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``POST /issues/comments/{id}/reactions``: 201 when added, 200 with the existing one when the same
+    user already reacted with the same content (GitHub's idempotence); 404 for an unknown comment."""
+    c = _comment(fake, ctx)
+    content = ctx.obj().get("content")
+    if content not in REACTIONS:
+        raise ApiError.invalid("Reaction", "content", "invalid")
+    who = fake.login
+    for r in fake.reactions:
+        if (r.comment_id, r.user.lower(), r.content) == (c.id, who.lower(), content):
+            return Reply(200, P.reaction(fake, r))
+    r = Reaction(fake.next_id("reaction"), c.id, fake.add_user(who).login, content, fake.tick())
+    fake.reactions.append(r)
+    return Reply(201, P.reaction(fake, r))
+
+
+REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
 
 
 # --------------------------------------------------------------------------- dependencies
@@ -675,7 +700,8 @@ def list_pulls(fake: FakeGitHub, ctx: Ctx) -> Reply:
             continue
         if "head" in q:
             owner, _, ref = q["head"].rpartition(":")
-            if ref != pr.head_ref or (owner and owner.lower() != fake.owner.lower()):
+            head_owner = pr.head_owner or fake.owner
+            if ref != pr.head_ref or (owner and owner.lower() != head_owner.lower()):
                 continue
         if "base" in q and q["base"] != pr.base_ref:
             continue
@@ -689,6 +715,26 @@ def list_pull_commits(fake: FakeGitHub, ctx: Ctx) -> Reply:
     pr = _pull(fake, ctx).pull
     assert pr is not None
     return ctx.page([P.commit(fake, fake.commits[sha]) for sha in pr.commits[:250]])
+
+
+@route("repos/list-pull-requests-associated-with-commit")
+def list_commit_pulls(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``GET /commits/{commit_sha}/pulls``: the merged pull requests that brought the commit in, else
+    the open ones that contain it.
+
+    As on GitHub, the commits of a pull request from a fork are not this repository's until it is
+    merged: such a pull request is not found by its commits while it is open (look it up by
+    ``GET /pulls?head=<fork owner>:<branch>`` instead).
+    """
+    sha = ctx.params["commit_sha"].lower()
+    containing = [
+        iss for iss in fake.issues.values() if iss.pull is not None and any(c.lower() == sha for c in iss.pull.commits)
+    ]
+    merged = [iss for iss in containing if iss.pull is not None and iss.pull.merged]
+    found = merged or [
+        iss for iss in containing if iss.state == "open" and iss.pull is not None and iss.pull.head_repo is None
+    ]
+    return ctx.page([P.pull(fake, i) for i in found])
 
 
 @route("repos/get-commit")
@@ -719,7 +765,7 @@ def create_status(fake: FakeGitHub, ctx: Ctx) -> Reply:
     if c is None:
         raise ApiError(422, f"No commit found for SHA: {ctx.params['sha']}")
     now = fake.tick()
-    s = Status(fake.next_id("status"), c.sha, state, context, desc, target, fake.login, now, now)
+    s = Status(fake.next_id("status"), c.sha, state, context, desc, target, fake.actor, now, now)
     fake.statuses.append(s)
     out = P.status(fake, s)
     return Reply(201, out, {"location": out["url"]})
@@ -766,6 +812,146 @@ def combined_status(fake: FakeGitHub, ctx: Ctx) -> Reply:
             "url": f"{fake.repo_api}/commits/{urllib.parse.quote(ref, safe='')}/status",
         },
     )
+
+
+# --------------------------------------------------------------------------- check runs (ghtrust)
+
+CHECK_STATUSES = ("queued", "in_progress", "completed")
+#: Conclusions an App may set (``stale`` is GitHub's own).
+CHECK_CONCLUSIONS = ("action_required", "cancelled", "failure", "neutral", "success", "skipped", "timed_out")
+MAX_CHECK_TEXT = 65535
+
+
+def _check_fields(body: dict[str, Any], run: CheckRun | None) -> tuple[str, str | None]:
+    """The status and conclusion a create or update leaves, with GitHub's rules for the pair."""
+    status = body.get("status", run.status if run else "queued")
+    conclusion = body.get("conclusion", run.conclusion if run else None)
+    if status not in CHECK_STATUSES:
+        raise ApiError.invalid("CheckRun", "status", "invalid")
+    if "conclusion" in body and conclusion is not None:
+        if conclusion not in CHECK_CONCLUSIONS:
+            raise ApiError.invalid("CheckRun", "conclusion", "invalid")
+        status = "completed"  # "Providing conclusion will automatically set the status to completed"
+    if status == "completed" and conclusion is None:
+        raise ApiError.invalid("CheckRun", "conclusion", "missing_field", "conclusion is required when completed")
+    if status != "completed":
+        conclusion = None
+    output = body.get("output") or {}
+    for key in ("summary", "text"):
+        if isinstance(output.get(key), str) and len(output[key]) > MAX_CHECK_TEXT:
+            raise ApiError.too_long("CheckRun", f"output.{key}", MAX_CHECK_TEXT)
+    return status, conclusion
+
+
+def _only_apps(fake: FakeGitHub) -> None:
+    """GitHub: only GitHub Apps (installation tokens, the Actions token among them) write check runs."""
+    if fake.actor_kind != "app":
+        raise ApiError(403, "You must authenticate via a GitHub App.")
+
+
+def _apply_output(run: CheckRun, body: dict[str, Any]) -> None:
+    output = body.get("output")
+    if isinstance(output, dict):
+        run.title = output.get("title", run.title)
+        run.summary = output.get("summary", run.summary)
+        run.text = output.get("text", run.text)
+    if "details_url" in body:
+        run.details_url = body["details_url"]
+    if "external_id" in body:
+        run.external_id = body["external_id"]
+
+
+@route("checks/create")
+def create_check_run(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``POST /check-runs``: Apps only (403 otherwise), a known commit, a conclusion once completed."""
+    _only_apps(fake)
+    body = ctx.obj()
+    name = _str(body, "name", "CheckRun", allow_none=False)
+    sha = _str(body, "head_sha", "CheckRun", allow_none=False)
+    assert name is not None
+    assert sha is not None
+    if not name.strip():
+        raise ApiError.invalid("CheckRun", "name", "missing_field")
+    commit = fake.resolve_commit(sha)
+    if commit is None or commit.sha != sha:
+        raise ApiError(422, f"No commit found for SHA: {sha}")
+    status, conclusion = _check_fields(body, None)
+    now = fake.tick()
+    run = CheckRun(
+        fake.next_id("check_run"),
+        name,
+        commit.sha,
+        fake.actor,
+        status,
+        conclusion,
+        started_at=now,
+        completed_at=now if status == "completed" else None,
+    )
+    _apply_output(run, body)
+    fake.check_runs.append(run)
+    out = P.check_run(fake, run)
+    return Reply(201, out)
+
+
+def _check_run(fake: FakeGitHub, ctx: Ctx) -> CheckRun:
+    wanted = ctx.number("check_run_id")
+    run = next((r for r in fake.check_runs if r.id == wanted), None)
+    if run is None:
+        raise ApiError.not_found()
+    return run
+
+
+@route("checks/get")
+def get_check_run(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``GET /check-runs/{id}``."""
+    return Reply(200, P.check_run(fake, _check_run(fake, ctx)))
+
+
+@route("checks/update")
+def update_check_run(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``PATCH /check-runs/{id}``: only the App that created a check run may change it."""
+    _only_apps(fake)
+    run = _check_run(fake, ctx)
+    if run.app.lower() != fake.actor.lower():
+        raise ApiError(403, "Invalid app_id: a check run can only be modified by the GitHub App that created it.")
+    body = ctx.obj()
+    status, conclusion = _check_fields(body, run)
+    if "name" in body:
+        run.name = _str(body, "name", "CheckRun", allow_none=False) or run.name
+    was_done = run.status == "completed"
+    run.status, run.conclusion = status, conclusion
+    if status == "completed" and not was_done:
+        run.completed_at = fake.tick()
+    elif status != "completed":
+        run.completed_at = None
+    _apply_output(run, body)
+    return Reply(200, P.check_run(fake, run))
+
+
+@route("checks/list-for-ref")
+def list_check_runs(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``GET /commits/{ref}/check-runs``: newest first; ``filter=latest`` (the default) keeps the latest
+    run of each name per App, as GitHub does; ``check_name`` and ``status`` filter."""
+    commit = fake.resolve_commit(ctx.params["ref"])
+    if commit is None:
+        raise ApiError(422, f"No commit found for SHA: {ctx.params['ref']}")
+    runs = [r for r in reversed(fake.check_runs) if r.head_sha == commit.sha]
+    if ctx.query.get("filter", "latest") == "latest":
+        seen: set[tuple[str, str]] = set()
+        latest = []
+        for r in runs:
+            if (r.name, r.app.lower()) not in seen:
+                seen.add((r.name, r.app.lower()))
+                latest.append(r)
+        runs = latest
+    if "check_name" in ctx.query:
+        runs = [r for r in runs if r.name == ctx.query["check_name"]]
+    if "status" in ctx.query:
+        runs = [r for r in runs if r.status == ctx.query["status"]]
+    per = fake.per_page(ctx.query)
+    page = fake.page_number(ctx.query)
+    shown = [P.check_run(fake, r) for r in runs[(page - 1) * per : page * per]]
+    return Reply(200, {"total_count": len(runs), "check_runs": shown})
 
 
 # --------------------------------------------------------------------------- contents

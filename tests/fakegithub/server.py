@@ -32,8 +32,15 @@ Seed state with the helpers (``add_issue``, ``add_pull``, ``put_file``, ``add_te
 ``set_permission`` ...), drive the bot, then assert on state (``fake.issues``,
 ``fake.status_of(sha, ctx)``) and on traffic (``fake.requests``, ``fake.count(...)``).
 
-GraphQL: the one mutation parkbot needs, ``pinIssue`` (and ``unpinIssue``), is served at the GraphQL
-URL of the REST root by :mod:`.graphql`; pinned issues are in ``fake.pinned_issues``.
+GraphQL is served at the GraphQL URL of the REST root by :mod:`.graphql`: every query is validated
+against GitHub's published schema and executed against this state (pinned issues are in
+``fake.pinned_issues``).
+
+Who acts: each request acts as the account its token belongs to (``fake.actor``): ``login`` for
+``token``, others added with ``add_token(token, login, kind)``. A token is an App installation token
+(``app``: the Actions ``GITHUB_TOKEN``, a GitHub App; the only kind that may write check runs) or a
+person's (``personal``). Body edits keep GitHub's edit history (who, when, every version):
+``edit_issue_body``, ``edit_comment`` and ``delete_revision`` do what a writer can do by hand.
 """
 
 from __future__ import annotations
@@ -46,8 +53,8 @@ import math
 import re
 import time
 import urllib.parse
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import requests
@@ -56,7 +63,22 @@ import responses
 from . import graphql
 from .openapi_check import OpenAPISpec, OpenAPIViolation, load_spec
 from .routes import ROUTES, ApiError, Ctx, Reply
-from .state import EPOCH, Comment, Commit, Issue, Label, PullInfo, Status, Team, User, fake_sha
+from .state import (
+    EPOCH,
+    CheckRun,
+    Comment,
+    Commit,
+    Edit,
+    Issue,
+    Label,
+    PullInfo,
+    Reaction,
+    Status,
+    Team,
+    Token,
+    User,
+    fake_sha,
+)
 
 FAULT_KINDS = ("500", "502", "503", "secondary_rate_limit", "primary_rate_limit", "connection_reset")
 ROLES = ("admin", "maintain", "write", "triage", "read", "none")
@@ -70,7 +92,12 @@ _ID_BASES = {
     "comment": 2_700_000_000,
     "status": 30_000_000_000,
     "team": 8_000_000,
+    "check_run": 40_000_000_000,
+    "edit": 60_000_000,
+    "app": 900_000,
+    "reaction": 400_000_000,  # ghcost
 }
+TOKEN_KINDS = ("app", "personal")
 
 
 class LoggedRequest(NamedTuple):
@@ -90,6 +117,59 @@ class _FaultRule:
     pattern: re.Pattern[str] | None
 
 
+# ghcost: GitHub's secondary rate limit on content creation ----------------------------------------
+
+SECONDARY_LIMIT_MESSAGE = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out "
+    "to GitHub Support for help, please include the request ID 0000:1111:2222:3333:44444444."
+)
+SECONDARY_LIMIT_DOCS = (
+    "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+)
+
+
+@dataclass
+class ContentLimit:
+    """At most ``per_minute`` content-creating requests in any 60 seconds of ``clock`` (refused ones not counted).
+
+    ``advance(latency)`` is called for every request served meanwhile: requests take time.
+    """
+
+    per_minute: int
+    clock: Callable[[], float]
+    advance: Callable[[float], None] | None = None
+    latency: float = 0.0
+    accepted: list[float] = field(default_factory=list)
+    refused: int = 0
+
+    def took_time(self) -> None:
+        if self.advance is not None and self.latency:
+            self.advance(self.latency)
+
+    def retry_after(self) -> int | None:
+        """Seconds until the next content creation is accepted, or None: accept (and count) this one."""
+        now = self.clock()
+        recent = [t for t in self.accepted if t > now - 60.0]
+        if len(recent) < self.per_minute:
+            self.accepted.append(now)
+            return None
+        self.refused += 1
+        return max(1, math.ceil(recent[-self.per_minute] + 60.0 - now))
+
+
+def _creates_content(method: str, path: str, body: Any) -> bool:
+    """Every REST write, and GraphQL mutations (GitHub counts both; a GraphQL query is a POST too)."""
+    if method not in _WRITE_METHODS:
+        return False
+    if path.endswith("/graphql"):
+        query = body.get("query") if isinstance(body, dict) else None
+        return isinstance(query, str) and query.lstrip().startswith("mutation")
+    return True
+
+
+# ------------------------------------------------------------------------------------------------------
+
+
 class FakeGitHub:
     """One repository (plus users, teams and rate limit) served over fake HTTP."""
 
@@ -101,12 +181,15 @@ class FakeGitHub:
         *,
         login: str = "parkbot[bot]",
         token: str | None = None,
+        token_kind: str | None = None,
         strict: bool = True,
         default_branch: str = "main",
         private: bool = False,
         spec: OpenAPISpec | None = None,
     ) -> None:
-        """``token``: if set, other tokens get 401 Bad credentials; ``strict``: OpenAPI checks."""
+        """``token``: if set, other tokens get 401 Bad credentials (unless added with :meth:`add_token`);
+        ``token_kind``: ``app`` (an App installation token, the default for a ``[bot]`` login) or
+        ``personal``; ``strict``: OpenAPI checks."""
         self.owner = owner
         self.repo = repo
         self.base_url = base_url.rstrip("/")
@@ -134,6 +217,16 @@ class FakeGitHub:
         self.teams: dict[tuple[str, str], Team] = {}
         self.permissions: dict[str, str] = {}  # lower login -> role
         self.pinned_issues: list[int] = []  # pinned through GraphQL (graphql.py), in pinning order
+        self.check_runs: list[CheckRun] = []  # in creation order
+        kind = token_kind or ("app" if login.endswith("[bot]") else "personal")
+        if kind not in TOKEN_KINDS:
+            raise ValueError(f"token_kind must be one of {TOKEN_KINDS}")
+        #: Who each known token acts as; with ``token`` None any token acts as ``login``.
+        self.tokens: dict[str, Token] = {token: Token(login, kind)} if token is not None else {}
+        self.token_kind = kind
+        #: Who the request being served acts as (the token's account), ``login`` outside requests.
+        self.actor = login
+        self.actor_kind = kind
 
         self.requests: list[LoggedRequest] = []
         self.operations: list[str | None] = []  # operationId per logged request
@@ -151,6 +244,10 @@ class FakeGitHub:
         self._fault_rules: list[_FaultRule] = []
         self._fault_at: dict[int, str] = {}
         self._mock: responses.RequestsMock | None = None
+        #: ghcost: GitHub's secondary rate limit on content creation, when switched on (``limit_content_creation``).
+        self.content_limit: ContentLimit | None = None
+        #: ghcost: reactions on issue comments, oldest first.
+        self.reactions: list[Reaction] = []
 
         self.add_user(owner, type="Organization")
         self.add_user(login)
@@ -315,6 +412,47 @@ class FakeGitHub:
         self.issues[number].updated_at = now
         return c
 
+    def add_token(self, token: str, login: str, kind: str | None = None) -> Token:
+        """Accept ``token`` as acting for ``login`` (``kind``: ``app`` for a ``[bot]`` login, else ``personal``)."""
+        kind = kind or ("app" if login.endswith("[bot]") else "personal")
+        if kind not in TOKEN_KINDS:
+            raise ValueError(f"token kind must be one of {TOKEN_KINDS}")
+        self.add_user(login)
+        self.tokens[token] = Token(self.users[login.lower()].login, kind)
+        return self.tokens[token]
+
+    def record_edit(self, target: Issue | Comment, body: str, editor: str) -> None:
+        """Change a body the way GitHub does: the edit history gains the new version, by ``editor``.
+
+        The first edit also records the original version (by the author, at creation), as GitHub's
+        history does (``includesCreatedEdit``).
+        """
+        now = self.tick()
+        if not target.edits:
+            target.edits.append(Edit(target.user, target.created_at, target.body or "", self.next_id("edit")))
+        target.edits.append(Edit(self.add_user(editor).login, now, body, self.next_id("edit")))
+        target.body = body
+        target.updated_at = now
+
+    def edit_issue_body(self, number: int, body: str, editor: str = "dev") -> Issue:
+        """Edit issue ``number``'s body as ``editor`` (anyone with write access may, on GitHub)."""
+        iss = self.issues[number]
+        self.record_edit(iss, body, editor)
+        return iss
+
+    def edit_comment(self, comment_id: int, body: str, editor: str = "dev") -> Comment:
+        """Edit comment ``comment_id`` as ``editor`` (anyone with write access may, on GitHub)."""
+        c = self.comments[comment_id]
+        self.record_edit(c, body, editor)
+        self.issues[c.issue_number].updated_at = c.updated_at
+        return c
+
+    def delete_revision(self, target: Issue | Comment, index: int, by: str = "dev") -> Edit:
+        """Remove version ``index`` (0 = the original) from an edit history, as GitHub lets writers do."""
+        edit = target.edits[index]
+        edit.body, edit.deleted_at, edit.deleted_by = None, self.tick(), self.add_user(by).login
+        return edit
+
     def add_commit(
         self,
         sha: str | None = None,
@@ -347,8 +485,13 @@ class FakeGitHub:
         *,
         draft: bool = False,
         labels: Iterable[str] = (),
+        head_repo: str | None = None,
     ) -> Issue:
-        """Open a PR (stored as an issue with ``pull``); ``commits``: [{sha, message}]."""
+        """Open a PR (stored as an issue with ``pull``); ``commits``: [{sha, message}].
+
+        ``head_repo`` (``owner/name``) makes it a pull request from a fork: its head branch lives there,
+        so ``head_ref`` is not one of this repository's branches.
+        """
         base_ref = base_ref or self.default_branch
         specs = list(commits or [])
         if head_sha is not None and (not specs or specs[-1].get("sha") != head_sha):
@@ -366,9 +509,12 @@ class FakeGitHub:
             )
             shas.append(c.sha)
             parent = c.sha
-        self.branches[head_ref] = shas[-1]
+        if head_repo is None:
+            self.branches[head_ref] = shas[-1]
         iss = self.add_issue(title, body, labels=labels, author=author, number=number)
-        iss.pull = PullInfo(head_sha=shas[-1], head_ref=head_ref, base_ref=base_ref, commits=shas, draft=draft)
+        iss.pull = PullInfo(
+            head_sha=shas[-1], head_ref=head_ref, base_ref=base_ref, commits=shas, draft=draft, head_repo=head_repo
+        )
         return iss
 
     def push(self, pr_number: int, sha: str | None = None, message: str = "Update") -> Commit:
@@ -379,7 +525,8 @@ class FakeGitHub:
         c = self.add_commit(sha, message, author=iss.user, parents=[iss.pull.head_sha])
         iss.pull.head_sha = c.sha
         iss.pull.commits.append(c.sha)
-        self.branches[iss.pull.head_ref] = c.sha
+        if iss.pull.head_repo is None:
+            self.branches[iss.pull.head_ref] = c.sha
         iss.updated_at = self.now()
         return c
 
@@ -432,7 +579,8 @@ class FakeGitHub:
 
     def fail_next(self, kind: str, count: int = 1, match: str | None = None) -> None:
         """Fail the next ``count`` requests (matching ``match``, a regex searched in
-        ``"METHOD /path"``, e.g. ``r"^POST .*/comments$"``) with ``kind``:
+        ``"METHOD /path"``, e.g. ``r"^POST .*/comments$"``; for GraphQL ``"POST /graphql graphql/<operation>"``)
+        with ``kind``:
         ``500``/``502``/``503``, ``secondary_rate_limit``, ``primary_rate_limit``,
         ``connection_reset``.  Failed requests change no state."""
         self._check_kind(kind)
@@ -444,6 +592,22 @@ class FakeGitHub:
         if n < 1:
             raise ValueError("n is 1-based")
         self._fault_at[self._seen + n] = kind
+
+    def limit_content_creation(
+        self,
+        per_minute: int,
+        clock: Callable[[], float],
+        *,
+        advance: Callable[[float], None] | None = None,
+        latency: float = 0.0,
+    ) -> ContentLimit:
+        """Answer like GitHub's secondary rate limit once more than ``per_minute`` content-creating requests
+        (REST writes, GraphQL mutations) fall within 60 seconds of ``clock``: ``403`` with ``retry-after``
+        (the seconds until a slot frees) and GitHub's documented message. Refused requests change nothing
+        and do not count. ``clock`` is the tests' virtual clock, shared with the client that sleeps on it;
+        with ``advance``, every request served moves it on by ``latency`` seconds (requests take time)."""
+        self.content_limit = ContentLimit(per_minute, clock, advance, latency)
+        return self.content_limit
 
     def clear_faults(self) -> None:
         """Drop pending faults."""
@@ -479,6 +643,18 @@ class FakeGitHub:
                 continue
             n += 1
         return n
+
+    def writes(self) -> list[str]:
+        """``"METHOD /path"`` of each logged request that changed (or tried to change) state: REST writes
+        and GraphQL mutations (``"POST /graphql graphql/pinIssue"``), not GraphQL queries."""
+        out = []
+        for req, op in zip(self.requests, self.operations, strict=True):
+            if op is not None and op.startswith("graphql"):
+                if op.removeprefix("graphql/") in graphql.MUTATIONS:
+                    out.append(f"{req.method} {req.path} {op}")
+            elif req.method in _WRITE_METHODS:
+                out.append(f"{req.method} {req.path}")
+        return out
 
     def set_rate_limit(self, remaining: int, limit: int = 5000) -> None:
         """Set the core rate limit; at 0 requests get GitHub's primary-limit 403."""
@@ -589,6 +765,17 @@ class FakeGitHub:
         if c is None:
             return None
         return next((s for s in self.latest_statuses(c.sha) if s.context.lower() == context.lower()), None)
+
+    def check_of(self, sha: str, name: str, app: str | None = None) -> CheckRun | None:
+        """The latest check run ``name`` on ``sha`` (by ``app``, a bot login, when given): what branch
+        protection reads for a required check."""
+        c = self.resolve_commit(sha)
+        if c is None:
+            return None
+        for run in reversed(self.check_runs):
+            if run.head_sha == c.sha and run.name == name and (app is None or run.app.lower() == app.lower()):
+                return run
+        return None
 
     # ------------------------------------------------------------------ pagination
 
@@ -719,12 +906,24 @@ class FakeGitHub:
         api_path = path[len(self._prefix) :] if path.startswith(self._prefix + "/") else None
 
         self._seen += 1
-        fault = self._take_fault(method, api_path or path)
+        target = api_path or path
+        if graphql.is_graphql(self, method, path):
+            target = f"{path} {graphql.operation_of(body)}"  # faults can match one GraphQL operation
+        fault = self._take_fault(method, target)
         if fault is not None:
             result = self._fault_response(fault)
             status = 0 if isinstance(result, Exception) else result[0]
             self._log(method, api_path or path, query, body, status, None)
             return result
+
+        if self.content_limit is not None:
+            self.content_limit.took_time()
+        if self.content_limit is not None and _creates_content(method, api_path or path, body):
+            wait = self.content_limit.retry_after()
+            if wait is not None:  # ghcost: refused like GitHub's secondary rate limit, nothing changed
+                self._log(method, api_path or path, query, body, 403, None)
+                limited = {"message": SECONDARY_LIMIT_MESSAGE, "documentation_url": SECONDARY_LIMIT_DOCS}
+                return 403, {**self._rate_headers(), "retry-after": str(wait)}, json.dumps(limited)
 
         if graphql.is_graphql(self, method, path):
             return graphql.serve(self, path, body, headers)
@@ -799,14 +998,24 @@ class FakeGitHub:
         self.requests.append(LoggedRequest(method, path, query, body, status))
         self.operations.append(op)
 
+    def authenticate(self, token: str | None) -> bool:
+        """Set who the request acts as (:attr:`actor`) from its token; False for an unknown token."""
+        self.actor, self.actor_kind = self.login, self.token_kind
+        if token is None:
+            return True
+        self.tokens_seen.append(token)
+        known = self.tokens.get(token)
+        if known is not None:
+            self.actor, self.actor_kind = known.login, known.kind
+            return True
+        return self.token is None
+
     def _authenticate(self, method: str, headers: dict[str, str]) -> None:
         auth = headers.get("authorization")
-        if auth:
-            token = auth.split(" ", 1)[-1].strip()
-            self.tokens_seen.append(token)
-            if self.token is not None and token != self.token:
-                raise ApiError(401, "Bad credentials")
-        elif method in _WRITE_METHODS:
+        token = auth.split(" ", 1)[-1].strip() if auth else None
+        if not self.authenticate(token):
+            raise ApiError(401, "Bad credentials")
+        if token is None and method in _WRITE_METHODS:
             raise ApiError(401, "Requires authentication")
 
     def _route(self, method: str, api_path: str) -> tuple[str, dict[str, str]]:

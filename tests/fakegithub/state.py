@@ -41,6 +41,31 @@ class User:
 
 
 @dataclass
+class Token:
+    """Whom a token acts as: ``app`` is a GitHub App installation token (the Actions ``GITHUB_TOKEN`` is
+    one), ``personal`` a person's token. Only App tokens may write check runs."""
+
+    login: str
+    kind: str = "app"
+
+
+@dataclass
+class Edit:
+    """One version in an issue body's or a comment's edit history, as GitHub keeps it.
+
+    ``body`` is the text of that version (GraphQL's ``UserContentEdit.diff``); ``deleted_by`` is who
+    removed it from the history (then ``body`` is None), which anyone with write access may do.
+    """
+
+    editor: str
+    edited_at: dt.datetime
+    body: str | None
+    id: int = 0
+    deleted_at: dt.datetime | None = None
+    deleted_by: str | None = None
+
+
+@dataclass
 class Label:
     """A repository label; names are unique case-insensitively."""
 
@@ -74,6 +99,13 @@ class PullInfo:
     merged_at: dt.datetime | None = None
     merged_by: str | None = None
     draft: bool = False
+    #: ``owner/name`` of the fork the head branch lives in; None when it is this repository's own branch.
+    head_repo: str | None = None
+
+    @property
+    def head_owner(self) -> str | None:
+        """The fork's owner, or None for a branch of this repository."""
+        return self.head_repo.split("/", 1)[0] if self.head_repo else None
 
 
 @dataclass
@@ -96,6 +128,7 @@ class Issue:
     locked: bool = False
     pull: PullInfo | None = None
     blocked_by: list[int] = field(default_factory=list)  # issue ids, in insertion order
+    edits: list[Edit] = field(default_factory=list)  # body versions, oldest first (empty: never edited)
 
     @property
     def is_pull(self) -> bool:
@@ -113,6 +146,7 @@ class Comment:
     user: str
     created_at: dt.datetime
     updated_at: dt.datetime
+    edits: list[Edit] = field(default_factory=list)  # body versions, oldest first (empty: never edited)
 
 
 @dataclass
@@ -131,6 +165,25 @@ class Status:
 
 
 @dataclass
+class CheckRun:
+    """One check run; branch protection reads the latest run of a name by the app it expects."""
+
+    id: int
+    name: str
+    head_sha: str
+    app: str  # login of the App (bot) that created it, e.g. ``parkbot[bot]``
+    status: str
+    conclusion: str | None
+    started_at: dt.datetime
+    completed_at: dt.datetime | None
+    title: str | None = None
+    summary: str | None = None
+    text: str | None = None
+    details_url: str | None = None
+    external_id: str | None = None
+
+
+@dataclass
 class Team:
     """An organisation team; members maps login -> role (``member``/``maintainer``)."""
 
@@ -141,3 +194,17 @@ class Team:
     members: dict[str, str] = field(default_factory=dict)
     parent: str | None = None  # slug of the parent team
     description: str | None = None
+
+
+# ghcost: reactions -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Reaction:
+    """A reaction on an issue comment; one per (comment, user, content), as on GitHub."""
+
+    id: int
+    comment_id: int
+    user: str
+    content: str
+    created_at: dt.datetime

@@ -68,6 +68,7 @@ OPERATIONS: tuple[str, ...] = (
     "repos/list-commit-statuses-for-ref",
     "repos/get-combined-status-for-ref",
     "repos/get-commit",  # PyGithub's Commit.create_status completes the commit first
+    "repos/list-pull-requests-associated-with-commit",  # workflow_run: the pull request of a head commit
     # repository
     "repos/get",
     "repos/get-collaborator-permission-level",
@@ -82,6 +83,13 @@ OPERATIONS: tuple[str, ...] = (
     "users/get-authenticated",
     "users/get-by-username",
     "rate-limit/get",
+    # ghcost
+    "reactions/create-for-issue-comment",  # 👀 / 👍 / 😕 on the comment a command came in
+    # ghtrust: the gate as a check run (only GitHub Apps write them)
+    "checks/create",
+    "checks/update",
+    "checks/get",
+    "checks/list-for-ref",
 )
 
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}

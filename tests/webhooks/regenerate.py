@@ -22,6 +22,10 @@ package has no example for them, are marked in ``DERIVED`` below:
 * ``check_run.rerequested.pull_request`` from ``check_run.rerequested`` with the
   ``pull_requests`` entry of the ``check_run.created`` example (the documented
   rerequested examples have none, which is what forks look like);
+* ``workflow_run.completed.fork`` from ``workflow_run.completed``: the run of a
+  ``pull_request`` workflow for a branch of a fork (``head_repository`` is the sender's
+  fork, ``pull_requests`` is empty, as GitHub sends it for forks; the documented
+  examples are all runs of other events);
 * ``schedule`` is hand-written: scheduled workflow runs carry only the cron string.
 """
 
@@ -163,6 +167,24 @@ EVENT_SPECS: dict[str, Spec] = {
         "branches": [{"name": True, "commit": {"sha": True}}],
     },
     "workflow_dispatch": {**COMMON, "inputs": True, "ref": True, "workflow": True},
+    "workflow_run": {
+        **COMMON,
+        "workflow": {"id": True, "name": True, "path": True},
+        "workflow_run": {
+            "id": True,
+            "name": True,
+            "event": True,
+            "status": True,
+            "conclusion": True,
+            "head_branch": True,
+            "head_sha": True,
+            "run_number": True,
+            "html_url": True,
+            "pull_requests": [{"number": True, "head": {"sha": True, "ref": True}, "base": {"sha": True, "ref": True}}],
+            "head_repository": {"id": True, "name": True, "full_name": True, "owner": {"login": True, "type": True}},
+            "repository": {"id": True, "name": True, "full_name": True, "owner": {"login": True, "type": True}},
+        },
+    },
 }
 
 # (event, action or None) taken from the package
@@ -178,12 +200,14 @@ WANTED: tuple[tuple[str, str | None], ...] = (
     ("check_run", "rerequested"),
     ("status", None),
     ("workflow_dispatch", None),
+    ("workflow_run", "completed"),
 )
 DERIVED = (
     "issues.closed",
     "pull_request.edited",
     "issue_comment.created.pull_request",
     "check_run.rerequested.pull_request",
+    "workflow_run.completed.fork",
     "schedule",
 )
 
@@ -243,6 +267,20 @@ def derive(payloads: dict[str, dict[str, Any]], by_name: dict[str, dict[str, Any
     rerun["check_run"]["head_sha"] = prs[0]["head"]["sha"]
     rerun["check_run"]["check_suite"].update(head_sha=prs[0]["head"]["sha"], head_branch=prs[0]["head"]["ref"])
     payloads["check_run.rerequested.pull_request"] = rerun
+
+    fork = copy.deepcopy(payloads["workflow_run.completed"])
+    run = fork["workflow_run"]
+    base = run["repository"]
+    head_owner = {**fork["sender"], "type": "User"}
+    run.update(
+        event="pull_request",
+        head_branch="fix-typo",
+        head_sha=payloads["pull_request.opened"]["pull_request"]["head"]["sha"],
+        pull_requests=[],
+        head_repository={**base, "id": base["id"] + 1, "full_name": f"{head_owner['login']}/{base['name']}"},
+    )
+    run["head_repository"]["owner"] = {"login": head_owner["login"], "type": head_owner["type"]}
+    payloads["workflow_run.completed.fork"] = fork
 
     payloads["schedule"] = {"schedule": "0 3 * * *"}
 

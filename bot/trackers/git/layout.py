@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.core.errors import InvalidInput
 from bot.core.models import parse_dependent
-from bot.core.policy import normalize_question
+from bot.core.questions import normalize_question
 
 DEFAULT_REF = "refs/parkbot/backlog"
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")

@@ -1,7 +1,8 @@
-"""The GitHub backend: decisions as labeled issues, dependents as pull requests, the gate as a status.
+"""The GitHub backend: decisions as labeled issues, dependents as pull requests, the gate as a check run.
 
 Every GitHub call goes through PyGithub (configured in :mod:`bot.trackers.github.client`) and runs as
-a *unit* under the retry policy. The rules live in ``bot.core.lifecycle``; this adapter only stores.
+a *unit* under the retry policy. The rules live in ``bot.core.lifecycle``; this adapter only stores,
+and reports facts: who wrote and last edited each record (:mod:`~bot.trackers.github.trust`).
 
 Where things are
 ----------------
@@ -11,30 +12,41 @@ sharing the state and the plumbing of :mod:`~bot.trackers.github.base`:
 * :mod:`~bot.trackers.github.labels`: the label names, and the index labels that budgets, precedents and
   branches are looked up by.
 * :mod:`~bot.trackers.github.issues`: a decision is a labeled issue holding a hidden block; claiming,
-  finding, polling, filing, updating and closing it.
-* :mod:`~bot.trackers.github.comments`: bot comments with hidden markers (answers, pointers, replies, the
-  overflow of a long ``work_so_far``).
+  finding, polling, filing, updating and closing it; reading it only as parkbot's own login wrote it.
+* :mod:`~bot.trackers.github.comments`: bot comments with hidden markers (answers, pointers, replies,
+  notices, the overflow of a long ``work_so_far``), and who wrote a command comment.
 * :mod:`~bot.trackers.github.dependents`: which pull requests depend on which decisions (the edges, the
   branch index).
-* :mod:`~bot.trackers.github.gate`: the commit status on dependents (blocking, clearing, publishing).
+* :mod:`~bot.trackers.github.gate`: the check run (or commit status) on dependents (blocking, clearing,
+  publishing).
 * :mod:`~bot.trackers.github.question_log`: the question log, the budgets' open decisions, precedents.
-* :mod:`~bot.trackers.github.dashboard_issue`: the decision dashboard issue, and pinning it.
-* :mod:`~bot.trackers.github.access`: who may answer (team membership, repository roles), who is assigned.
+* :mod:`~bot.trackers.github.dashboard_issue`: the decision dashboard issue with its hidden index, and
+  pinning it.
+* :mod:`~bot.trackers.github.reactions`: 👀 / 👍 / 😕 on command comments (a collaborator the tracker
+  delegates to).
+* :mod:`~bot.trackers.github.pacing`: content creation paced to GitHub's limits, and the waits shown.
+* :mod:`~bot.trackers.github.access`: who may answer (team membership, repository roles), who acts from
+  the command line (the token's login), who is assigned.
+* :mod:`~bot.trackers.github.queries` and :mod:`~bot.trackers.github.trust`: the GraphQL documents that
+  read decisions with their authorship, and the pure rules for whose words a text carries.
 
-Request budget (benchmarks/github_requests.py prints the table): park new 3 (claim the label, the
-per-origin budget lookup, create; +1 with a run id for the per-run budget), park unchanged 2, park
-updated 3, park new with a dependent PR 7 (+ reading, linking, labelling and setting the status of the
-PR), gate 4 when its decisions are natively linked (the pull, its commits, its native dependencies,
-the status; +1 per decision reached only by label, body or trailer; the first sight of a new edge
-also records it), +2 once per PR on its first gate (the branch index, and the ``parkbot:tracked``
-mark, which shares the write of any edge the gate records), resolve 5 + 4 per dependent (6 + 4k from
-a comment command), one ``wait`` poll 1 (rate limit: 0 while unchanged). Budgets read index labels
-(``parkbot:origin:*``, ``parkbot:run:*``, ``parkbot:branch:*``), never a scan. The question log costs
-nothing to write for events the decision issue records anyway (parked, escalated, returned,
+Request budget (benchmarks/github_requests.py prints the table; docs/github.md has it): park new 3
+(claim the label, the per-origin budget lookup, create; +1 with a run id for the per-run budget), park
+unchanged 2, park updated 3, park new with a dependent PR 7 (+ reading, linking, labelling and setting
+the check run of the PR), gate 4 when its decisions are natively linked (the pull, its native
+dependencies, one GraphQL query for its commits and those decisions, the check run; +1 per decision
+reached only by label, body or trailer; the first sight of a new edge also records it), +2 once per PR
+on its first gate (the branch index, and the ``parkbot:tracked`` mark, which shares the write of any
+edge the gate records), resolve 4 + 4 per dependent (5 + 4k from a comment command), one ``wait`` poll
+1 (rate limit: 0 while unchanged; +1 GraphQL read when it changed). Reading a decision is one GraphQL
+query (the issue, its comments, who wrote and edited each, parkbot's own login). Budgets read index
+labels (``parkbot:origin:*``, ``parkbot:run:*``, ``parkbot:branch:*``), never a scan. The question log
+costs nothing to write for events the decision issue records anyway (parked, escalated, returned,
 overridden, resolved); reading all of it (:meth:`GitHubTracker.iter_log`, for the report) is a scan,
-while the precedent lookup at filing (``about=``) reads two index labels. Refreshing the dashboard is
-a scan too (every decision, 1 request per 100, plus the log issue's comments and the dashboard
-lookup; a write only when its body changed).
+while the precedent lookup at filing (``about=``) reads two index labels. Patching the dashboard after
+an event is 2 requests (its listing, one edit), whatever the backlog; recounting it is a scan (every
+decision, 1 request per 100, plus the log issue's comments). docs/github.md has what a user pays per
+command, config read and all.
 
 Resolution (a)-(d) is idempotent: every bot comment carries a hidden marker and is edited, never
 posted twice; close is a single PATCH that is skipped when already done. :meth:`clear_blocking`

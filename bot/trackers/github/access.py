@@ -8,7 +8,7 @@ from typing import Any
 from github import GithubException
 
 from bot.core.authority import ROLE_RANK, Actor
-from bot.core.errors import InvalidInput
+from bot.core.errors import Refused
 from bot.core.models import Decision
 from bot.core.tracker import Role
 from bot.trackers.github.base import TrackerBase, _login, _raw
@@ -57,10 +57,28 @@ class AccessMixin(TrackerBase):
         return self._members[key]
 
     def actor(self, claimed: str | None) -> Actor:
-        """The actor of a command run with this token: the login GitHub says the token belongs to."""
-        if not claimed:
-            raise InvalidInput("say who acts with --by LOGIN (or PARKBOT_ACTOR)")
-        return Actor(claimed, bot=is_bot_login(claimed))
+        """The actor of a command run with this token: the login GitHub says the token belongs to.
+
+        One request (GraphQL's ``viewer``), or none when a query of this run already said. A ``--by``
+        naming anyone else is refused: a token acts for its own account only. The Actions token
+        belongs to a bot (``github-actions[bot]``), which never answers: owners answer with a comment
+        command, or from the command line with a token of their own.
+        """
+        login = self.token_login()
+        if claimed and claimed.strip().lstrip("@").casefold() != login.casefold():
+            raise Refused(
+                f"--by {claimed}: this GitHub token belongs to {login}, so parkbot acts as {login} and as nobody "
+                "else. Run with a token of the person who acts, and leave out --by (or give their own login).",
+                reason="not_authorized",
+            )
+        if is_bot_login(login):
+            raise Refused(
+                f"this GitHub token belongs to {login}, a bot (the Actions GITHUB_TOKEN is one), and a bot never "
+                "answers or moves a decision. Answer with a comment command on the decision issue (/decide ...), "
+                "or run parkbot with a token of your own.",
+                reason="not_authorized",
+            )
+        return Actor(login)
 
     def dependent_authors(self, decision: Decision) -> frozenset[str]:
         """The authors of the decision's dependent pull requests, as GitHub reports them."""
@@ -78,6 +96,7 @@ class AccessMixin(TrackerBase):
             return None
 
         def get(_: int) -> dict[str, Any] | None:
+            data: dict[str, Any] | None
             try:
                 _, data = self._requester.requestJsonAndCheck(
                     "GET", f"{self._repo_url}/collaborators/{login}/permission"

@@ -1,46 +1,134 @@
-"""The decision dashboard issue (its body comes from ``bot.dashboard``), and pinning it.
+"""The decision dashboard issue: finding it, writing it with its hidden index, pinning it.
 
 The decision dashboard is the one open issue labeled ``parkbot:dashboard`` carrying the dashboard
-marker (:meth:`upsert_dashboard`): created and pinned once (pinning is GraphQL-only and best
-effort), edited only when its body changed, duplicates closed.
+marker. Its body is the visible text (``bot.report.dashboard_body``) followed by the index it was
+rendered from (``bot.core.dashboard_index``), packed into one hidden line::
+
+    <!-- parkbot:dashboard-index <base64 of zlib of JSON> -->
+
+so that an event reads the dashboard once (:meth:`read_dashboard`) and patches it, instead of reading
+every decision. The index is display data, not a record anyone's authority rests on: a hand edit of it
+shows until the next recount overwrites it.
+
+It is created and pinned once (pinning is GraphQL-only and best effort), edited only when its body
+changed, duplicates closed. :meth:`last_seen` gives the decisions this run already read or wrote.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from github import GithubException
 
+from bot.core.dashboard_index import DashboardIndex, shrink
 from bot.core.errors import BackendFailure
-from bot.report.dashboard import is_dashboard
+from bot.core.models import Decision
+from bot.report.dashboard_body import MAX_BODY, is_dashboard
 from bot.trackers.github.base import TrackerBase, _Found, _raw, log
 from bot.trackers.github.labels import DASHBOARD_LABEL
+from bot.trackers.github.render import ParseError
+from bot.trackers.github.text import SAFE_BODY_LIMIT, pack, unpack
 
-#: The title of the dashboard issue when the caller names none (``bot.dashboard`` does).
+#: The title of the dashboard issue when the caller names none (``bot.dashboard_refresh`` does).
 DASHBOARD_TITLE = "parkbot: open decisions"
+#: The hidden line that carries the index.
+INDEX_PREFIX = "<!-- parkbot:dashboard-index "
+_INDEX = re.compile(r"<!-- parkbot:dashboard-index (?P<data>[A-Za-z0-9+/=]+) -->")
+#: Most of the body the index may take; the visible text gets the rest.
+MAX_INDEX = 24_000
+
+
+def index_block(index: DashboardIndex) -> str:
+    """The hidden line carrying ``index`` (ASCII: nothing in it can close the comment)."""
+    return f"{INDEX_PREFIX}{pack(index.to_data())} -->"
+
+
+def read_index(body: str | None) -> DashboardIndex | None:
+    """The index a dashboard body carries, or None (none there, damaged, or of another version)."""
+    found = _INDEX.search(body or "")
+    if found is None:
+        return None
+    try:
+        return DashboardIndex.from_data(unpack(found["data"]))
+    except ValueError:
+        log.warning("the dashboard's index is unreadable; the next recount rewrites it")
+        return None
+
+
+def fit(index: DashboardIndex) -> tuple[DashboardIndex, str]:
+    """``index`` (listing fewer entries if need be) and its hidden line, at most :data:`MAX_INDEX` long."""
+    block = index_block(index)
+    while len(block) > MAX_INDEX and index.entries:
+        keep = min(len(index.entries) - 1, int(len(index.entries) * MAX_INDEX / len(block) * 0.9))
+        index = shrink(index, max(keep, 0))
+        block = index_block(index)
+    return index, block
 
 
 class DashboardMixin(TrackerBase):
     """The dashboard issue (see the module docstring)."""
 
+    #: The dashboard issues :meth:`read_dashboard` listed, for the write that follows it in this run.
+    _dashboard_listing: list[dict[str, Any]] | None = None
+
     def issue_url(self, number: int) -> str:
         """The web address of issue ``number`` of this repository."""
         return self._html(f"issues/{number}")
 
-    def upsert_dashboard(self, body: str, *, title: str = DASHBOARD_TITLE, create: bool = True) -> tuple[int, str]:
-        """Make the one dashboard issue hold ``body``: ``(number, action)``, the action being
+    # -- the decisions this run has seen ---------------------------------------------------------
+
+    def last_seen(self, decision_id: str) -> Decision | None:
+        """The decision as this run last read or wrote its issue (no request), or None if it has not."""
+        found = self._issues.get(decision_id)
+        if found is None:
+            return None
+        try:
+            return self._decision_from(found)  # read as parkbot wrote it (verified when it was read)
+        except ParseError:
+            return None
+
+    def _decision_from(self, found: _Found) -> Decision:
+        raise NotImplementedError  # the issues part provides it
+
+    def _close_duplicate(self, number: int, winner: _Found) -> None:
+        raise NotImplementedError  # the issues part provides it
+
+    # -- the issue ------------------------------------------------------------------------------
+
+    def read_dashboard(self) -> DashboardIndex | None:
+        """The index the dashboard issue carries: the listing a decision read brought along, else the label's
+        listing (1 request); kept for the write either way."""
+        listed = self._dashboard_listing if self._dashboard_listing is not None else self._dashboards()
+        self._dashboard_listing = listed
+        return read_index(listed[0].get("body")) if listed else None
+
+    def write_dashboard(
+        self,
+        index: DashboardIndex,
+        render: Callable[[DashboardIndex, int], str],
+        *,
+        title: str = DASHBOARD_TITLE,
+        create: bool = True,
+    ) -> tuple[int, str]:
+        """Make the one dashboard issue show ``index``: ``(number, action)``, the action being
         ``created``, ``updated`` or ``unchanged`` (or ``(0, "absent")`` when none exists and
         ``create`` is False).
 
         The dashboard is the open issue labeled ``parkbot:dashboard`` whose body carries the
         dashboard marker (an issue someone else labeled is left alone). It is found by listing that
-        label (1 request), edited only when its body differs (no write when unchanged), created and
-        pinned once when there is none. Should two exist (two runs creating at once), the oldest is
-        kept and the others are closed as duplicates; a creation checks for that race right away.
+        label (1 request, none after :meth:`read_dashboard`), edited only when its body differs (no
+        write when unchanged), created and pinned once when there is none. Should two exist (two runs
+        creating at once), the oldest is kept and the others are closed as duplicates; a creation
+        checks for that race right away.
         """
         self.pin_notice = None
-        listed = self._dashboards()
+        index, block = fit(index)
+        visible = render(index, min(MAX_BODY, SAFE_BODY_LIMIT - len(block) - 2))
+        body = f"{visible.rstrip()}\n{block}\n"
+        listed = self._dashboard_listing if self._dashboard_listing is not None else self._dashboards()
+        self._dashboard_listing = None
         if not listed:
             if not create:
                 return 0, "absent"
@@ -70,12 +158,28 @@ class DashboardMixin(TrackerBase):
         self._unit("update the decision dashboard issue", lambda _: self._edit(number, changes))
         return number, "updated"
 
+    def _adopt_dashboards(self, listing: dict[str, Any] | None) -> None:
+        """Keep the open dashboard issues another read brought along (GraphQL), for this run's write."""
+        if not isinstance(listing, dict):
+            return
+        raws = [
+            {"number": n["number"], "title": n.get("title"), "body": n.get("body"), "node_id": n.get("id")}
+            for n in listing.get("nodes") or []
+            if isinstance(n, dict) and isinstance(n.get("number"), int)
+        ]
+        self._dashboard_listing = self._only_dashboards(raws)
+
     def _dashboards(self) -> list[dict[str, Any]]:
         """Open dashboard issues (labeled and carrying the marker), oldest first."""
         items = self._unit(
             f"list open issues labeled {DASHBOARD_LABEL}",
             lambda _: self._list(self._repo.get_issues(state="open", labels=[DASHBOARD_LABEL], direction="asc")),
         )
+        return self._only_dashboards(items)
+
+    @staticmethod
+    def _only_dashboards(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The dashboard issues among ``items`` (labeled and carrying the marker), oldest first."""
         found = []
         for raw in items:
             if raw.get("pull_request"):

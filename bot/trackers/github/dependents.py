@@ -47,6 +47,7 @@ from github.Issue import Issue as GhIssue
 from bot.core.errors import InvalidInput
 from bot.core.identity import check_decision_id
 from bot.core.models import Decision
+from bot.trackers.github import queries
 from bot.trackers.github.base import TrackerBase, _already_exists, _Found, _has_label, _label_names, log
 from bot.trackers.github.labels import LABEL_PREFIX, TRACKED_LABEL, branch_label, decision_label
 from bot.trackers.github.render import ParseError, decision_payload
@@ -101,6 +102,42 @@ class DependentsMixin(TrackerBase):
             return [int(p["number"]) for p in pulls]
         return []
 
+    def open_pulls_at(self, sha: str, *, head: str) -> list[int]:
+        """The open pull requests whose head is commit ``sha`` on branch ``head`` (``owner:branch``).
+
+        ``GET /commits/{sha}/pulls`` first (1 request). It only knows commits that are this
+        repository's, and a fork's commits are not until they are merged, so when it finds nothing
+        the open pull requests of ``head`` are listed (``GET /pulls?head=owner:branch``, 1 more). Only
+        a pull request whose head is still ``sha`` counts: one that has moved on is judged on its
+        newer commit.
+        """
+        if not re.fullmatch(r"[0-9a-fA-F]{40}", sha or ""):
+            raise InvalidInput(f"{sha!r} is not a full commit sha")
+
+        def matching(pulls: list[dict[str, Any]]) -> list[int]:
+            found = []
+            for pull in pulls:
+                side = pull.get("head") or {}
+                if pull.get("state") != "open" or str(side.get("sha", "")).lower() != sha.lower():
+                    continue
+                if str(side.get("label", "")).casefold() != head.casefold():
+                    continue
+                self._pulls[int(pull["number"])] = pull
+                found.append(int(pull["number"]))
+            return found
+
+        by_commit = self._unit(
+            f"find the pull requests of {sha[:12]}", lambda _: self._list(self._repo.get_commit(sha).get_pulls())
+        )
+        numbers = matching(by_commit)
+        if not numbers:
+            by_head = self._unit(
+                f"find the pull request of {head}",
+                lambda _: self._list(self._repo.get_pulls(state="open", head=head)),
+            )
+            numbers = matching(by_head)
+        return list(dict.fromkeys(numbers))
+
     def _get_pull(self, number: int, *, fresh: bool = False) -> dict[str, Any] | None:
         if number in self._pulls and (not fresh or number in self._fresh_pulls):
             return self._pulls[number]
@@ -137,7 +174,12 @@ class DependentsMixin(TrackerBase):
         missing = [lab for lab in labels if not _has_label(pull, lab)]
         if not missing:
             return
-        self._unit(f"label pull request #{number}", lambda _: self._issue_obj(number).add_to_labels(*missing))
+        # The object form GitHub documents ({"labels": [...]}); PyGithub's add_to_labels sends a bare array.
+        url = f"{self._repo_url}/issues/{number}/labels"
+        self._unit(
+            f"label pull request #{number}",
+            lambda _: self._requester.requestJsonAndCheck("POST", url, input={"labels": missing}),
+        )
         pull.setdefault("labels", []).extend({"name": name} for name in missing)
 
     def _refs(self, text: str | None) -> list[int]:
@@ -152,13 +194,13 @@ class DependentsMixin(TrackerBase):
         return list(dict.fromkeys(numbers))
 
     def _lookup_label(self, label: str, *, decision_id: str | None = None) -> tuple[Decision, _Found] | None:
-        items = self._list_by_label(label)
-        prs = tuple(int(r["number"]) for r in items if r.get("pull_request"))
-        for raw in items:
-            if raw.get("pull_request"):
-                continue
+        """The decision whose own label is ``label`` (one GraphQL request, with who wrote what)."""
+        founds, prs = self._issues_by_label(label, pulls=True, first=10)
+        for found in founds:
+            raw = found.raw
+            self._verify(found)
             try:
-                payload = decision_payload(raw.get("body"))
+                payload = decision_payload(found.own_body if found.own_body is not None else raw.get("body"))
             except ParseError:
                 continue
             if not payload:
@@ -168,17 +210,14 @@ class DependentsMixin(TrackerBase):
                 continue
             if decision_id is not None and did != decision_id:
                 continue
-            try:
-                decision = self._decision_from(raw)
-            except ParseError:
-                continue
-            found = _Found(raw, prs=prs)
-            self._remember(decision.id, found)
-            return decision, found
+            found.prs = prs
+            hit = self._as_decision(found)
+            if hit is not None:
+                return hit
         return None
 
     def _lookup_number(self, number: int) -> tuple[Decision, _Found] | None:
-        return self._as_decision(self._read_issue(number))
+        return self._as_decision(self._issue_by_number(number))
 
     def _recorded_links(
         self, pull: dict[str, Any], *, exclude: str | None = None, exclude_number: int | None = None
@@ -225,14 +264,16 @@ class DependentsMixin(TrackerBase):
         pull = self._get_pull(number, fresh=True)
         if pull is None:
             raise InvalidInput(f"#{number} is not a pull request in {self.repository}")
-        commits = self._unit(
-            f"list the commits of #{number}", lambda _: self._list(self._repo.get_pull(number).get_commits())
-        )
         native_raw, native_ok = self._native_blockers(number)
+        ids = [str(r["node_id"]) for r in native_raw if r.get("node_id") and not r.get("pull_request")]
+        commits, natives = self._commits_and_issues(number, ids)
+        if natives is None:  # one of them is gone since the listing: read each one that is still there
+            commits, _ = self._commits_and_issues(number, [])
+            natives = [f for r in native_raw if (f := self._issue_by_number(int(r["number"]))) is not None]
 
         found: dict[str, tuple[Decision, _Found]] = {}
-        for raw in native_raw:
-            hit = self._as_decision(raw)
+        for native in natives:
+            hit = self._as_decision(native)
             if hit:
                 found[hit[0].id] = hit
         # The branch index only on a PR's first gate (then the PR is marked tracked; see the module docstring).
@@ -251,8 +292,7 @@ class DependentsMixin(TrackerBase):
                 found.setdefault(hit[0].id, hit)
                 numbers_known.add(hit[1].number)
         trailer_ids: list[str] = []
-        for commit in commits:
-            message = (commit.get("commit") or {}).get("message") or ""
+        for message in commits:
             for match in _TRAILER.finditer(message):
                 value = match.group("value")
                 if value.startswith("#") and value[1:].isdigit():
@@ -307,18 +347,42 @@ class DependentsMixin(TrackerBase):
         if ref is None:
             return []
         label = branch_label(ref)
-        # state=all: an abandoned decision keeps blocking (it keeps the label); resolved ones drop it.
-        items = self._unit(
-            f"list the decisions of branch {ref}",
-            lambda _: self._list(self._repo.get_issues(state="all", labels=[label])),
-        )
+        # Open and closed: an abandoned decision keeps blocking (it keeps the label); resolved ones drop it.
+        founds, _ = self._issues_by_label(label)
         target = f"branch:{ref}"
         hits: list[tuple[Decision, _Found]] = []
-        for raw in items:
-            hit = self._as_decision(raw)
+        for found in founds:
+            hit = self._as_decision(found)
             if hit is not None and target in hit[0].dependents:  # the hash could collide: check the name
                 hits.append(hit)
         return hits
+
+    def _commits_and_issues(self, number: int, node_ids: list[str]) -> tuple[list[str], list[_Found] | None]:
+        """The commit messages of pull request ``number`` and the issues ``node_ids`` name, read with who
+        wrote and edited each: one GraphQL request (plus one per 100 commits beyond the first 100).
+
+        The issues are None when GitHub finds one of them no more (it then answers nothing at all).
+        """
+        messages: list[str] = []
+        issues: list[_Found] = []
+        after: str | None = None
+        ids = node_ids
+        while True:
+            variables = {"number": number, "after": after, "ids": ids}
+            answer = self._graphql(f"list the commits of #{number}", queries.PULL_GATE, variables)
+            if answer is None:
+                if ids:
+                    return messages, None
+                raise InvalidInput(f"#{number} is not a pull request in {self.repository}")
+            data = answer
+            issues += [self._found_from(n) for n in data.get("nodes") or [] if n and n.get("__typename") == "Issue"]
+            pull = (data.get("repository") or {}).get("pullRequest") or {}
+            page = pull.get("commits") or {}
+            messages += [((n.get("commit") or {}).get("message") or "") for n in page.get("nodes") or [] if n]
+            info = page.get("pageInfo") or {}
+            if not info.get("hasNextPage"):
+                return messages, issues
+            after, ids = info.get("endCursor"), []
 
     def _native_blockers(self, number: int) -> tuple[list[dict[str, Any]], bool]:
         def get(_: int) -> tuple[list[dict[str, Any]], bool]:

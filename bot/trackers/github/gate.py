@@ -1,9 +1,22 @@
-"""The gate: the commit status that blocks or clears a decision's dependents.
+"""The gate: the check run ``parkbot/decisions`` that blocks or clears a decision's dependents.
 
-The gate is the commit status ``parkbot/decisions`` on the PR head (:meth:`publish_status`, which also
-sets a status on any other exact commit: the merge-queue commit, a pushed agent commit). Parking sets it
-on the decision's dependents (:meth:`block_dependents`); resolving re-evaluates each dependent from the
-edges its PR records (:meth:`clear_blocking`).
+Why a check run: a commit status of any name can be set by anything holding ``statuses: write`` (any
+workflow's token, a collaborator's personal token), so a required *status* ``parkbot/decisions`` can be
+forged to ``success``. Only a GitHub App can create a check run (the Actions ``GITHUB_TOKEN`` is an App
+installation token; a personal token gets 403), and branch protection can require the check from one
+App (its "expected source"). While a dependent waits, its check run stays ``in_progress``; once nothing
+blocks it, a new run completes with ``success``. The summary lists the decisions, linked to their issues.
+GitHub shows, and branch protection reads, the newest run of a name from an App, so each publication is
+one ``POST`` (no lookup).
+
+``gate.publish`` in the configuration chooses: ``check`` (the default), ``status`` (the commit status of
+the same name, for branch protection that requires a status: weaker, see docs/github.md) or ``both``.
+
+The gate is published on the PR head (:meth:`publish_gate`) and on other exact commits
+(:meth:`publish_commit_gate`: the merge-queue commit, where a blocked gate fails outright; a pushed agent
+commit, :meth:`publish_commit_failure`). Parking sets it on the decision's dependents
+(:meth:`block_dependents`); resolving re-evaluates each dependent from the edges its PR records
+(:meth:`clear_blocking`).
 """
 
 from __future__ import annotations
@@ -13,21 +26,33 @@ from typing import Any
 
 from github import GithubException
 
-from bot.core.errors import InvalidInput
+from bot.core.errors import BackendFailure, InvalidInput
 from bot.core.models import Decision
 from bot.core.tracker import DependentState, GateResult
 from bot.markdown import one_line
+from bot.trackers.github.access import is_bot_login
 from bot.trackers.github.base import TrackerBase, _has_label, _label_name
+from bot.trackers.github.base import log as logger
 from bot.trackers.github.labels import BLOCKING_LABEL, decision_label
-from bot.trackers.github.render import STATUS_CONTEXT, gate_description, gate_state
+from bot.trackers.github.render import (
+    CHECK_NAME,
+    STATUS_CONTEXT,
+    CheckOutput,
+    check_failure,
+    check_output,
+    gate_description,
+    gate_state,
+)
 from bot.trackers.github.text import STATUS_DESCRIPTION_LIMIT
+
+_SHA = re.compile(r"[0-9a-fA-F]{7,64}")
 
 #: What a commit status may say (GitHub refuses anything else).
 STATUS_STATES = ("pending", "success", "failure", "error")
 
 
 class GateMixin(TrackerBase):
-    """The ``parkbot/decisions`` status (see the module docstring)."""
+    """The ``parkbot/decisions`` check run or status (see the module docstring)."""
 
     def block_dependents(self, decision: Decision) -> list[DependentState]:
         """Link each dependent pull request (label, native dependency); a branch without one carries no gate."""
@@ -79,8 +104,84 @@ class GateMixin(TrackerBase):
         pull = self._pulls.get(number) or self._get_pull(number)
         if pull is None:
             return
-        url = self._decision_url(result.blocking[0]) if result.blocking else None
-        self.publish_status(pull["head"]["sha"], gate_state(result), gate_description(result), target_url=url)
+        self._publish_on(pull["head"]["sha"], result, blocked_fails=False)
+
+    def _publish_on(self, sha: str, result: GateResult, *, blocked_fails: bool) -> None:
+        """The gate on ``sha`` in the configured form(s) (``gate.publish``)."""
+        if self.publish_mode in ("check", "both"):
+            urls = {d.id: self._decision_url(d) for d in (*result.blocking, *result.resolved)}
+            output = check_output(result, urls, blocked_fails=blocked_fails)
+            details = next((url for d in result.blocking if (url := urls.get(d.id))), None)
+            if self._writes_checks(output, result.target):
+                self.publish_check(sha, output, details_url=details, external_id=result.target)
+        if self.publish_mode in ("status", "both"):
+            url = self._decision_url(result.blocking[0]) if result.blocking else None
+            state = "failure" if result.blocking and blocked_fails else gate_state(result)
+            self.publish_status(sha, state, gate_description(result), target_url=url)
+
+    def _writes_checks(self, output: CheckOutput, target: str) -> bool:
+        """Whether this token can write the check run (an App's installation token: its login is a bot's).
+
+        A person's token cannot. Then a gate that opens is left to the next gate a workflow runs (a push,
+        an edit, "Re-run" on the check): the answer is recorded all the same, and the dependent stays
+        blocked meanwhile, which is safe. A gate that blocks is refused before any request: a check
+        left green would let the pull request merge.
+        """
+        login = self.token_login()
+        if is_bot_login(login):
+            return True
+        if output.conclusion == "success":
+            self.gate_notices.append(
+                f"{target}: the check run {CHECK_NAME} was not updated: this token belongs to {login}, and only a "
+                "GitHub App writes check runs; it turns green with the next gate a workflow runs (a push, or "
+                '"Re-run" on the check)'
+            )
+            logger.warning("%s", self.gate_notices[-1])
+            return False
+        raise BackendFailure(
+            f"{target} is blocked, but the check run {CHECK_NAME} cannot say so: this token belongs to {login}, and "
+            "only a GitHub App can write check runs. Run parkbot with the workflow's GITHUB_TOKEN (permission "
+            "checks: write) or a GitHub App's token, or set `gate: {publish: status}` in the configuration to "
+            "publish a commit status instead (weaker: see docs/github.md). What was done so far is kept; it is safe "
+            "to re-run with such a token."
+        )
+
+    def publish_check(
+        self, sha: str, output: CheckOutput, *, details_url: str | None = None, external_id: str | None = None
+    ) -> None:
+        """Create the check run ``parkbot/decisions`` on commit ``sha`` (1 request).
+
+        Only a GitHub App may: a personal token gets 403, explained here with what to do instead.
+        """
+        if not _SHA.fullmatch(sha or ""):
+            raise InvalidInput(f"{sha!r} is not a commit sha")
+        data: dict[str, Any] = {"name": CHECK_NAME, "head_sha": sha, **output.as_json()}
+        if details_url:
+            data["details_url"] = details_url
+        if external_id:
+            data["external_id"] = one_line(external_id, 200)
+        what = f"create the {CHECK_NAME} check run on {sha[:12]}"
+
+        def post(_: int) -> None:
+            try:
+                self._requester.requestJsonAndCheck("POST", f"{self._repo_url}/check-runs", input=data)
+            except GithubException as exc:
+                said = str(exc.data).lower()
+                if exc.status == 403 and "rate limit" not in said:
+                    why = (
+                        "the token is a GitHub App's (the Actions GITHUB_TOKEN is one) but lacks the permission "
+                        "checks: write; grant it in the workflow's permissions (or the App's settings)"
+                        if "not accessible by integration" in said
+                        else "only a GitHub App can write check runs; run parkbot with the workflow's GITHUB_TOKEN "
+                        "(permission checks: write) or a GitHub App's token"
+                    )
+                    raise BackendFailure(
+                        f"GitHub refused to {what} (403): {why}, or set `gate: {{publish: status}}` in the "
+                        "configuration to publish a commit status instead (weaker: see docs/github.md)."
+                    ) from None
+                raise
+
+        self._unit(what, post)
 
     def publish_status(
         self,
@@ -100,7 +201,7 @@ class GateMixin(TrackerBase):
         """
         if state not in STATUS_STATES:
             raise InvalidInput(f"a commit status is one of {', '.join(STATUS_STATES)}, not {state!r}")
-        if not re.fullmatch(r"[0-9a-fA-F]{7,64}", sha or ""):
+        if not _SHA.fullmatch(sha or ""):
             raise InvalidInput(f"{sha!r} is not a commit sha")
         data: dict[str, Any] = {
             "state": state,
@@ -115,13 +216,18 @@ class GateMixin(TrackerBase):
         )
 
     def publish_commit_gate(self, sha: str, result: GateResult, *, blocked_fails: bool) -> None:
-        """The gate on an exact commit (the merge-queue commit): ``failure`` rather than ``pending`` when
+        """The gate on an exact commit (the merge-queue commit): a failure rather than waiting when
         ``blocked_fails``, because nobody answers a question inside a merge queue's timeout."""
-        state = "failure" if result.blocking and blocked_fails else gate_state(result)
-        self.publish_status(sha, state, gate_description(result))
+        self._publish_on(sha, result, blocked_fails=blocked_fails)
 
     def publish_commit_failure(self, sha: str, summary: str) -> None:
-        self.publish_status(sha, "failure", summary)
+        """Fail the gate on ``sha`` (a pushed agent commit that filed nothing readable), saying why."""
+        if self.publish_mode in ("check", "both"):
+            output = check_failure(summary)
+            if self._writes_checks(output, sha[:12]):
+                self.publish_check(sha, output)
+        if self.publish_mode in ("status", "both"):
+            self.publish_status(sha, "failure", summary)
 
     def publish_gate(self, result: GateResult) -> None:
         for number in self._target_prs(result.target):

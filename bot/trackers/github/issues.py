@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -26,6 +27,7 @@ from bot.core.identity import check_decision_id
 from bot.core.models import Answer, Decision, LogEntry
 from bot.core.tracker import Location, PollToken
 from bot.markdown import escape_markdown, one_line
+from bot.trackers.github import queries
 from bot.trackers.github.access import assignable_login
 from bot.trackers.github.base import (
     TrackerBase,
@@ -36,8 +38,8 @@ from bot.trackers.github.base import (
     _label_names,
     _login,
     _raw,
-    log,
 )
+from bot.trackers.github.base import log as logger
 from bot.trackers.github.client import PER_PAGE
 from bot.trackers.github.labels import (
     ABANDONED_LABEL,
@@ -60,8 +62,11 @@ from bot.trackers.github.render import (
     marker,
     overflow_ref,
     parse_decision,
+    read_marker,
     render_decision,
+    render_notice,
 )
+from bot.trackers.github.trust import author_of, change, issue_raw, own_version, written_by
 
 
 class IssuesMixin(TrackerBase):
@@ -94,29 +99,111 @@ class IssuesMixin(TrackerBase):
 
     # -- reading decisions ----------------------------------------------------------------------
 
-    def _decision_from(self, raw: dict[str, Any]) -> Decision:
-        body = raw.get("body") or ""
+    def _decision_from(self, found: _Found) -> Decision:
+        """The decision an issue holds, with only the authority parkbot's own writing gives it.
+
+        The hidden block is read from the body as parkbot last wrote it (:meth:`_verify`); when no
+        version of parkbot's is left, the block is read without its authority (:func:`_without_authority`).
+        What someone else changed is in ``problems`` and in one notice on the issue.
+        """
+        self._verify(found)
+        raw = found.raw
+        body = found.own_body if found.own_body is not None else str(raw.get("body") or "")
         overflow: list[str] = []
         if overflow_ref(body) is not None:
-            overflow = [c.get("body") or "" for c in self._comments_of(int(raw["number"]))]
+            overflow = [c.get("body") or "" for c in self._comments_of(found.number) if self._by_parkbot(c)]
         decision = parse_decision(body, overflow)
+        if found.own_body is None:
+            decision = _without_authority(decision, self.default_owner())
         closed = raw.get("state") == "closed"
         if not closed:
-            return decision.model_copy(update={"state": "open", "answer": None})
-        if _has_label(raw, RESOLVED_LABEL) and decision.answer is not None:
-            return decision.model_copy(update={"state": "resolved"})
-        return decision.model_copy(update={"state": "abandoned"})
+            decision = decision.model_copy(update={"state": "open", "answer": None})
+        elif _has_label(raw, RESOLVED_LABEL) and decision.answer is not None:
+            decision = decision.model_copy(update={"state": "resolved"})
+        else:
+            decision = decision.model_copy(update={"state": "abandoned"})
+        problems = [*found.problems, *self._record_problems(found, decision.id)]
+        if not problems:
+            return decision
+        if found.number in self._comments:  # read with its comments: the problems are all known
+            self._notify(found, problems)
+        return decision.with_problems(problems)
 
-    def _pick(self, decision_id: str, items: Iterable[dict[str, Any]]) -> _Found | None:
-        """The issue holding ``decision_id`` among issues carrying its label (pull requests skipped)."""
-        matches: list[dict[str, Any]] = []
-        prs: list[int] = []
-        for raw in items:
+    def _verify(self, found: _Found) -> _Found:
+        """Find the body as parkbot last wrote it, and say what someone else changed (once per read)."""
+        if found.verified:
+            return found
+        found.verified = True
+        raw = found.raw
+        own = self.own_login
+        if written_by(raw, own):
+            found.own_body = str(raw.get("body") or "")
+            return found
+        where = f"the body of #{found.number}, parkbot's record of this decision,"
+        node_id = raw.get("node_id")
+        found.own_body = own_version(self._history(node_id), own) if node_id else None
+        if found.own_body is not None:
+            found.problems = (f"{where} was changed by {change(raw)}, not by parkbot ({own})",)
+        else:
+            found.problems = (
+                f"{where} was written by {change(raw)}, not by parkbot ({own}), and no version by parkbot is left: "
+                "it carries no authority (read as open and blocking, with no answer, escalation or requester)",
+            )
+        return found
+
+    def _record_problems(self, found: _Found, decision_id: str) -> list[str]:
+        """Answer records on the issue that are not parkbot's own writing (when its comments were read).
+
+        A marker posted by anyone else, another bot included, carries no authority; an answer record
+        of parkbot's that someone else changed is read as parkbot wrote it (and put back by the next write).
+        """
+        problems: list[str] = []
+        own = self.own_login
+        for comment in self._comments.get(found.number, []):
+            where = f"comment {comment['id']} on #{found.number}"
+            if not self._by_parkbot(comment):
+                if _is_answer_record(comment.get("body"), decision_id):
+                    who = author_of(comment) or "a deleted account"
+                    problems.append(f"an answer record in {where} was posted by {who}, not by parkbot ({own})")
+            elif not written_by(comment, own) and _is_answer_record(self._own_text(comment), decision_id):
+                problems.append(f"parkbot's answer record, {where}, was changed by {change(comment)}")
+        return problems
+
+    def _notify(self, found: _Found, problems: list[str]) -> None:
+        """One visible notice per set of problems on the issue (keyed, never posted twice); best effort.
+
+        Only reads that fetched the issue's comments notify (every read of one decision does; scans
+        do not), so the same findings always make the same key. Reading must not fail because a
+        notice cannot be written (a read-only token, say): the problems are in the decision anyway.
+        """
+        key = "changed-" + hashlib.sha256("\n".join(sorted(problems)).encode("utf-8")).hexdigest()[:16]
+        if (found.number, key) in self._notified:
+            return
+        self._notified.add((found.number, key))
+        comments = self._comments.get(found.number, [])
+        if any(_has_marker(c, "notice", key) and self._by_parkbot(c) for c in comments):
+            return
+        text = render_notice(key, problems, self.own_login)
+        try:
+            self._upsert_comment(found.number, "notice", key, text, refresh=False)
+        except BackendFailure as exc:
+            logger.warning("could not post the notice on #%s: %s", found.number, exc.message)
+
+    def _pick(self, decision_id: str, items: Iterable[_Found]) -> _Found | None:
+        """The issue holding ``decision_id`` among issues carrying its label (pull requests skipped).
+
+        The id is read from the body as parkbot wrote it, so nobody can move a decision by editing
+        its block.
+        """
+        matches: list[_Found] = []
+        for found in items:
+            raw = found.raw
             if raw.get("pull_request"):
-                prs.append(int(raw["number"]))
                 continue
+            self._verify(found)
+            body = found.own_body if found.own_body is not None else raw.get("body")
             try:
-                payload = decision_payload(raw.get("body"))
+                payload = decision_payload(body)
             except ParseError as exc:
                 if _has_label(raw, DECISION_LABEL):
                     raise Refused(
@@ -133,14 +220,14 @@ class IssuesMixin(TrackerBase):
                     f"{payload.get('id')!r} (issue #{raw['number']}), not {decision_id}",
                     reason="collision",
                 )
-            matches.append(raw)
+            matches.append(found)
         if not matches:
             return None
         # Two issues for one id can only come from a filing race; the oldest one is canonical.
-        matches.sort(key=lambda r: int(r["number"]))
+        matches.sort(key=lambda f: f.number)
         if len(matches) > 1:
-            log.warning("decision %s has %d issues; using #%s", decision_id, len(matches), matches[0]["number"])
-        return _Found(matches[0], prs=tuple(prs))
+            logger.warning("decision %s has %d issues; using #%s", decision_id, len(matches), matches[0].number)
+        return matches[0]
 
     def _remember(self, decision_id: str, found: _Found) -> None:
         """Keep ``found`` as the current copy of the decision's issue.
@@ -154,13 +241,77 @@ class IssuesMixin(TrackerBase):
         if primed is not None and primed is not found:
             del self._primed[decision_id]
 
+    def _issues_by_label(
+        self,
+        label: str,
+        *,
+        states: tuple[str, ...] = ("OPEN", "CLOSED"),
+        comments: bool = True,
+        pulls: bool = False,
+        first: int = queries.PAGE,
+        every_page: bool = False,
+    ) -> tuple[list[_Found], tuple[int, ...] | None]:
+        """Issues carrying ``label``, oldest first, read through GraphQL with who wrote and edited each
+        (one request per page of ``first``), and with ``pulls`` the pull requests carrying it too.
+
+        Listing by label is strongly consistent, like REST's (search is not).
+        """
+        founds: list[_Found] = []
+        prs: tuple[int, ...] | None = None
+        after: str | None = None
+        while True:
+            variables = {
+                "labels": [label],
+                "states": list(states),
+                "first": first,
+                "after": after,
+                "withComments": comments,
+                "withPulls": pulls and prs is None,
+            }
+            data = self._graphql(f"list issues labeled {label}", queries.ISSUES_BY_LABEL, variables) or {}
+            repository = data.get("repository") or {}
+            connection = repository.get("issues") or {}
+            founds += [self._found_from(node) for node in connection.get("nodes") or [] if node]
+            if isinstance(repository.get("pullRequests"), dict):
+                prs = tuple(int(n["number"]) for n in repository["pullRequests"].get("nodes") or [] if n)
+            info = connection.get("pageInfo") or {}
+            if not every_page or not info.get("hasNextPage"):
+                return founds, prs
+            after = info.get("endCursor")
+
+    def _listed(self, label: str) -> list[_Found]:
+        """Issues and pull requests carrying ``label`` through REST: whether an issue exists, for filing races."""
+        return [_Found(raw) for raw in self._list_by_label(label)]
+
+    def _issue_by_number(self, number: int) -> _Found | None:
+        """Issue ``number`` with its comments (one GraphQL request); None for a pull request or nothing."""
+        data = self._graphql(f"read issue #{number}", queries.ISSUE_BY_NUMBER, {"number": number}) or {}
+        repository = data.get("repository") or {}
+        self._adopt_dashboards(repository.get("dashboards"))
+        node = repository.get("issueOrPullRequest")
+        if not node or node.get("__typename") != "Issue":
+            return None
+        return self._found_from(node)
+
+    def _found_from(self, node: dict[str, Any]) -> _Found:
+        """A GraphQL issue as the REST-shaped copy the writes work from; its comments, when read, are kept."""
+        raw = issue_raw(node)
+        if "comments" in node:
+            self._adopt_comments(raw["number"], node["comments"])
+        else:
+            self._comments.pop(raw["number"], None)  # a fresh read of the issue: re-read its comments too
+        return _Found(raw)
+
     def find(self, decision_id: str) -> Decision | None:
         did = check_decision_id(decision_id)
         primed = self._primed.pop(did, None)
         if primed is not None:
             found: _Found | None = primed
         else:
-            found = self._pick(did, self._list_by_label(decision_label(did)))
+            founds, prs = self._issues_by_label(decision_label(did), pulls=True, first=10)
+            found = self._pick(did, founds)
+            if found is not None:
+                found.prs = prs
         if found is None:
             self._issues.pop(did, None)
             return None
@@ -168,10 +319,9 @@ class IssuesMixin(TrackerBase):
 
     def _adopt(self, did: str, found: _Found) -> Decision:
         """The decision in a fresh read of its issue, which becomes the remembered copy and the context."""
-        self._comments.pop(found.number, None)  # a fresh read of the issue: re-read its comments too
         self._remember(did, found)
         try:
-            decision = self._decision_from(found.raw)
+            decision = self._decision_from(found)
         except ParseError as exc:
             raise Refused(f"issue #{found.number} for {did} is damaged: {exc}", reason="collision") from None
         return decision
@@ -183,8 +333,9 @@ class IssuesMixin(TrackerBase):
         issue, not the pull requests that carry its label too: one small page), sending
         ``If-None-Match`` with the ETag of ``previous``. GitHub answers ``304 Not Modified`` without
         counting it against the rate limit when the issue did not change (no edit, label, state or
-        comment since), and the decision in ``previous`` is returned as is; otherwise the new
-        response is read like :meth:`find` reads it. One request per poll either way.
+        comment since), and the decision in ``previous`` is returned as is. When something changed,
+        the decision is read again the way :meth:`find` reads it (GraphQL, with who wrote what), so
+        a changed poll costs two requests.
         """
         did = check_decision_id(decision_id)
         if previous is not None and (previous.decision_id != did or previous.decision is None):
@@ -210,40 +361,36 @@ class IssuesMixin(TrackerBase):
         status, headers, data = self._unit(f"poll decision {did}", get)
         if status == 304 and previous is not None:
             return previous.decision, previous
-        etag = _header_value(headers, "etag")
-        if not isinstance(data, list) or 'rel="next"' in (_header_value(headers, "link") or ""):
-            # Not the one small page this expects (a hand-applied label?): read it the ordinary way.
-            return self.find(did), PollToken(did)
-        found = self._pick(did, data)
-        if found is None:
-            self._issues.pop(did, None)
-            return None, PollToken(did)
-        decision = self._adopt(did, found)
-        return decision, PollToken(did, validator=etag, decision=decision)
+        decision = self.find(did)
+        if decision is None or not isinstance(data, list):
+            return decision, PollToken(did)
+        return decision, PollToken(did, validator=_header_value(headers, "etag"), decision=decision)
 
     def decision_at(self, number: int) -> Decision | None:
         """The decision stored in issue ``number``, or None if it is not a decision issue (1 request).
 
-        The next :meth:`find` of that decision uses this read instead of listing again.
+        The same request reads the issue's comments (the command comment among them, see
+        :meth:`comment_record`); the next :meth:`find` of that decision uses this read instead of
+        listing again.
         """
-        raw = self._read_issue(number)
-        if raw is None or raw.get("pull_request"):
+        found = self._issue_by_number(number)
+        if found is None or not _has_label(found.raw, DECISION_LABEL):
             return None
+        self._verify(found)
         try:
-            payload = decision_payload(raw.get("body"))
+            payload = decision_payload(found.own_body if found.own_body is not None else found.raw.get("body"))
         except ParseError:
             return None
-        if payload is None or not _has_label(raw, DECISION_LABEL):
+        if payload is None:
             return None
         try:
             did = check_decision_id(str(payload.get("id", "")))
         except ValueError:
             return None
-        found = _Found(raw)
         self._remember(did, found)
         self._primed[did] = found  # after _remember: this read is the newest one
         try:
-            decision = self._decision_from(raw)
+            decision = self._decision_from(found)
         except ParseError:
             return None
         return decision
@@ -261,35 +408,34 @@ class IssuesMixin(TrackerBase):
         return Location(backend="github", number=found.number, url=found.raw.get("html_url"))
 
     def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
-        api_state = {"open": "open", "resolved": "closed", "abandoned": "closed"}.get(state or "", "all")
-        items = self._unit(
-            "list decision issues",
-            lambda _: self._list(self._repo.get_issues(state=api_state, labels=[DECISION_LABEL], direction="asc")),
+        """Every decision (of ``state``), oldest first: a scan, one GraphQL request per 100 issues."""
+        states: tuple[str, ...] = {"open": ("OPEN",), "resolved": ("CLOSED",), "abandoned": ("CLOSED",)}.get(
+            state or "", ("OPEN", "CLOSED")
         )
-        for raw, decision in self._readable(sorted(items, key=lambda r: int(r["number"]))):
+        founds, _ = self._issues_by_label(DECISION_LABEL, states=states, comments=False, every_page=True)
+        for found, decision in self._readable(sorted(founds, key=lambda f: f.number)):
             if state is None or decision.state == state:
-                self._remember(decision.id, _Found(raw))
+                self._remember(decision.id, found)
                 yield decision
 
-    def _readable(self, items: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Decision]]:
-        """The issues among ``items`` (not pull requests) with the decision each stores; damaged ones are skipped."""
-        for raw in items:
-            if raw.get("pull_request"):
+    def _readable(self, items: Iterable[_Found]) -> Iterator[tuple[_Found, Decision]]:
+        """The issues among ``items`` with the decision each stores; damaged ones are skipped."""
+        for found in items:
+            if found.raw.get("pull_request"):
                 continue
             try:
-                decision = self._decision_from(raw)
+                decision = self._decision_from(found)
             except ParseError:
                 continue
-            yield raw, decision
+            yield found, decision
 
-    def _as_decision(self, raw: dict[str, Any] | None) -> tuple[Decision, _Found] | None:
-        if not raw or raw.get("pull_request") or not _has_label(raw, DECISION_LABEL):
+    def _as_decision(self, found: _Found | None) -> tuple[Decision, _Found] | None:
+        if found is None or found.raw.get("pull_request") or not _has_label(found.raw, DECISION_LABEL):
             return None
         try:
-            decision = self._decision_from(raw)
+            decision = self._decision_from(found)
         except ParseError:
             return None
-        found = _Found(raw)
         self._remember(decision.id, found)
         return decision, found
 
@@ -329,7 +475,7 @@ class IssuesMixin(TrackerBase):
             # The label existed but no issue carried it: another filer may be between its label and
             # its issue. Give it a moment, then look again right before creating.
             self._sleep(self.race_wait)
-            if self._pick(decision.id, self._list_by_label(label)) is not None:
+            if self._pick(decision.id, self._listed(label)) is not None:
                 raise ConcurrentChange(f"decision {decision.id} was just filed by someone else; re-reading it")
         rendered = render_decision(decision)
         assignee = assignable_login(decision.owner)
@@ -339,7 +485,7 @@ class IssuesMixin(TrackerBase):
         def post(attempt: int) -> dict[str, Any]:
             attempts.append(attempt)
             if attempt > 1:  # the failed attempt may have created it after all
-                again = self._pick(decision.id, self._list_by_label(label))
+                again = self._pick(decision.id, self._listed(label))
                 if again is not None:
                     return again.raw
             kwargs: dict[str, Any] = {"title": rendered.title, "body": rendered.body, "labels": labels}
@@ -350,7 +496,7 @@ class IssuesMixin(TrackerBase):
             except GithubException as exc:
                 if exc.status == 422 and assignee and "assignee" in str(exc.data).lower():
                     kwargs.pop("assignees")  # GitHub refuses assignees without access: file it unassigned
-                    log.warning("cannot assign %s on %s; filing the decision unassigned", assignee, self.repository)
+                    logger.warning("cannot assign %s on %s; filing the decision unassigned", assignee, self.repository)
                     return _raw(self._repo.create_issue(**kwargs))
                 raise
 
@@ -358,7 +504,7 @@ class IssuesMixin(TrackerBase):
         found = _Found(raw, prs=())
         if not claimed or len(attempts) > 1:
             # A filing race (or a retried create) could have made two issues: the oldest wins.
-            winner = self._pick(decision.id, self._list_by_label(label))
+            winner = self._pick(decision.id, self._listed(label))
             if winner is not None and winner.number != found.number:
                 self._close_duplicate(found.number, winner)
                 raise ConcurrentChange(f"decision {decision.id} was filed twice at once; keeping #{winner.number}")
@@ -399,7 +545,7 @@ class IssuesMixin(TrackerBase):
             changes["state"] = "open"
         if changes:
             new_raw = self._unit(f"update issue #{found.number}", lambda _: self._edit(found.number, changes))
-            found = _Found(new_raw, prs=found.prs)
+            found = _Found(new_raw, prs=found.prs, own_body=rendered.body, verified=True)  # as this run wrote it
             self._remember(decision.id, found)
         if rendered.overflow:
             self._sync_overflow(found.number, rendered.overflow)
@@ -411,6 +557,7 @@ class IssuesMixin(TrackerBase):
 
     def close(self, decision: Decision, answer: Answer, log: LogEntry) -> None:
         found = self._found(decision)
+        self._restore_answer_record(decision)  # parkbot's record of the answer, as parkbot wrote it
         resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
         self._log_if_not_derived(log)
         self._finish(found, resolved, "completed")
@@ -423,7 +570,6 @@ class IssuesMixin(TrackerBase):
             decision.id,
             f"{marker('abandoned', decision.id)}\nClosed without an answer: {escape_markdown(reason)}\n"
             "Dependents stay blocked; re-file the question to ask again.\n",
-            author=_login(found.raw.get("user")),
         )
         abandoned = decision.model_copy(update={"state": "abandoned"})
         self._log_if_not_derived(log)
@@ -444,4 +590,34 @@ class IssuesMixin(TrackerBase):
         if raw.get("state") != "closed":
             changes.update(state="closed", state_reason=reason)
         new_raw = self._unit(f"close issue #{found.number}", lambda _: self._edit(found.number, changes))
-        self._remember(decision.id, _Found(new_raw, prs=found.prs))
+        self._remember(decision.id, _Found(new_raw, prs=found.prs, own_body=rendered.body, verified=True))
+
+
+def _is_answer_record(body: str | None, decision_id: str) -> bool:
+    found = read_marker(body)
+    return found is not None and found.kind == "answer" and found.key == decision_id
+
+
+def _has_marker(comment: dict[str, Any], kind: str, key: str) -> bool:
+    found = read_marker(comment.get("body"))
+    return found is not None and found.kind == kind and found.key == key
+
+
+def _without_authority(decision: Decision, fallback_owner: str) -> Decision:
+    """A decision read from a block nobody can vouch for: its content, none of its authority.
+
+    Open and blocking, with no answer, escalation, override, requester or precedent; the owner it
+    names is replaced by the backend's default (the core takes owners from the configuration anyway).
+    """
+    return decision.model_copy(
+        update={
+            "state": "open",
+            "answer": None,
+            "blocking": True,
+            "escalations": [],
+            "overrides": [],
+            "requester": None,
+            "precedent": None,
+            "owner": fallback_owner,
+        }
+    )

@@ -10,7 +10,7 @@ import hashlib
 import re
 
 from bot.core.models import Decision
-from bot.core.policy import normalize_question
+from bot.core.questions import normalize_question
 
 #: Every decision's own label starts with this; the rest is its id (see :func:`decision_label`).
 LABEL_PREFIX = "decision:"

@@ -2,8 +2,9 @@
 
 Events that a decision issue records anyway (parked, escalated, returned, overridden, resolved) cost
 nothing to log: they are read back from the issue (:func:`derived_log`). The others (refusals,
-abandonments) are comments on the ``parkbot:log`` issue. Budgets and precedents read index labels
-(:mod:`bot.trackers.github.labels`), never a scan.
+abandonments) are comments on the ``parkbot:log`` issue; a line counts only as parkbot wrote it.
+Budgets and precedents read index labels (:mod:`bot.trackers.github.labels`), never a scan, through
+GraphQL, so that each decision is read as parkbot wrote it.
 """
 
 from __future__ import annotations
@@ -35,11 +36,8 @@ class LogMixin(TrackerBase):
         if run:
             checks.append((index_label(RUN_PREFIX, run), lambda d: d.run == run))
         for label, matches in checks:
-            items = self._unit(
-                f"list open issues labeled {label}",
-                lambda _, label=label: self._list(self._repo.get_issues(state="open", labels=[label])),
-            )
-            for _, decision in self._readable(items):
+            founds, _ = self._issues_by_label(label, states=("OPEN",), comments=False, every_page=True)
+            for _, decision in self._readable(founds):
                 if decision.state == "open" and matches(decision):
                     out.setdefault(decision.id, decision)
         return list(out.values())
@@ -111,7 +109,7 @@ class LogMixin(TrackerBase):
         for number in sorted(numbers):
             for comment in self._comments_of(number, refresh=True):
                 found = read_marker(comment.get("body"))
-                if found is None or found.kind != "log" or not self._trusted(comment, None):
+                if found is None or found.kind != "log" or not self._trusted(comment):
                     continue
                 try:
                     entries.append(LogEntry.model_validate(found.data))
@@ -122,15 +120,12 @@ class LogMixin(TrackerBase):
     def _precedent_candidates(self, about: Decision) -> list[LogEntry]:
         entries: dict[str, LogEntry] = {}
         for label in precedent_labels(about):
-            items = self._unit(
-                f"list closed issues labeled {label}",
-                lambda _, label=label: self._list(self._repo.get_issues(state="closed", labels=[label])),
-            )
-            for raw in items:
-                hit = self._as_decision(raw)
+            founds, _ = self._issues_by_label(label, states=("CLOSED",), comments=False, every_page=True)
+            for found in founds:
+                hit = self._as_decision(found)
                 if hit is None or hit[0].state != "resolved":
                     continue
-                for entry in derived_log(hit[0], raw.get("html_url")):
+                for entry in derived_log(hit[0], found.raw.get("html_url")):
                     if entry.event == "resolved":
                         entries.setdefault(hit[0].id, entry)
         return sorted(entries.values(), key=lambda e: e.at)

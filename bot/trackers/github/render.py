@@ -19,7 +19,8 @@ checksum. :func:`parse_decision` reassembles it from those comments.
 Bot comments start with a hidden marker ``<!-- parkbot:<kind> <key> [json] -->`` so a re-run finds
 and edits its earlier comment instead of adding a second one. Kinds: ``answer`` (the resolution
 record, key = decision id), ``pointer`` (on a dependent PR, key = decision id), ``reply`` (answer to
-a command comment, key = that comment's id), ``work`` (overflow chunks).
+a command comment, key = that comment's id), ``notice`` (records someone else changed, key = a digest
+of what was found), ``work`` (overflow chunks).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -398,6 +399,25 @@ def render_pointer_comment(decision: Decision, answer: Answer, *, issue_number: 
     return "\n".join(lines) + "\n"
 
 
+def render_notice(key: str, problems: Sequence[str], own_login: str) -> str:
+    """The one notice on a decision issue whose records someone other than parkbot changed.
+
+    ``problems`` say what was changed and by whom (plain text, escaped here).
+    """
+    lines = [
+        marker("notice", key),
+        "> [!WARNING]",
+        "> **parkbot found changes it did not make to its records of this decision, and ignores them:**",
+        ">",
+        *(f"> - {escape_markdown(one_line(problem, 1000))}" for problem in problems),
+        ">",
+        f"> Only parkbot ({code_span(own_login)}) writes these records, and only an owner's own command answers "
+        "this question: until one does, the decision stays open and blocks its dependents. parkbot writes its "
+        "own version back with its next change to this issue.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def render_reply(key: str, text: str) -> str:
     """A reply to a command comment (key: that comment's id). ``text`` is Markdown that the caller
     built with untrusted parts already escaped (``escape_markdown``/``code_span``)."""
@@ -406,7 +426,9 @@ def render_reply(key: str, text: str) -> str:
 
 # --- the gate --------------------------------------------------------------------------------
 
+#: The name of the gate: the check run's name, and the commit status's context.
 STATUS_CONTEXT = "parkbot/decisions"
+CHECK_NAME = STATUS_CONTEXT
 
 
 def gate_state(result: GateResult) -> str:
@@ -429,3 +451,70 @@ def gate_description(result: GateResult, limit: int = STATUS_DESCRIPTION_LIMIT) 
 
 def linked_summary(decisions: Sequence[Decision]) -> str:
     return ", ".join(d.id for d in decisions)
+
+
+#: GitHub's limit on a check run's summary.
+CHECK_SUMMARY_LIMIT = 65_535
+CHECK_TITLE_LIMIT = 255
+
+
+@dataclass(frozen=True)
+class CheckOutput:
+    """What a check run of the gate says: its status and conclusion, title and Markdown summary."""
+
+    status: str  # in_progress | completed
+    conclusion: str | None  # success | failure (None while in progress)
+    title: str
+    summary: str
+
+    def as_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"status": self.status, "output": {"title": self.title, "summary": self.summary}}
+        if self.conclusion is not None:
+            body["conclusion"] = self.conclusion
+        return body
+
+
+def _decision_line(decision: Decision, url: str | None) -> str:
+    ident = f"[{code_span(decision.id)}]({url})" if url else code_span(decision.id)
+    line = f"- {ident}: {escape_markdown(one_line(decision.title, 200))}"
+    if decision.state == "abandoned":
+        line += " (closed without an answer: it keeps blocking)"
+    for problem in decision.problems:
+        line += f"\n  - parkbot ignored a change it did not make: {escape_markdown(one_line(problem, 500))}"
+    return line
+
+
+def check_output(result: GateResult, urls: Mapping[str, str | None], *, blocked_fails: bool = False) -> CheckOutput:
+    """The check run ``parkbot/decisions`` for a gate result: waiting (in progress) while any linked
+    decision is open, a failure instead when nobody can answer in time (``blocked_fails``: a merge
+    queue), a success once none blocks. The summary lists the decisions, each linked to its issue."""
+    if result.blocking:
+        n = len(result.blocking)
+        noun = f"{n} open decision{'s' if n != 1 else ''}"
+        lines = [
+            f"This change waits for the answer to {noun}:",
+            "",
+            *(_decision_line(d, urls.get(d.id)) for d in result.blocking),
+            "",
+            "An owner answers on each decision's issue (the commands are listed there); this check turns "
+            "green by itself when the last one is answered.",
+        ]
+        status, conclusion = ("completed", "failure") if blocked_fails else ("in_progress", None)
+        title = f"Blocked by {noun}" if blocked_fails else f"Waiting for {noun}"
+    else:
+        lines = ["No open decision blocks this change."]
+        if result.resolved:
+            lines += ["", "Answered:", "", *(_decision_line(d, urls.get(d.id)) for d in result.resolved)]
+        status, conclusion, title = "completed", "success", gate_description(result, CHECK_TITLE_LIMIT)
+    summary = truncate("\n".join(lines) + "\n", CHECK_SUMMARY_LIMIT, "\n…\n")
+    return CheckOutput(status, conclusion, one_line(title, CHECK_TITLE_LIMIT), summary)
+
+
+def check_failure(summary: str) -> CheckOutput:
+    """A failed gate on an exact commit, saying why (the text is escaped here)."""
+    return CheckOutput(
+        "completed",
+        "failure",
+        one_line(summary, CHECK_TITLE_LIMIT),
+        truncate(escape_markdown(summary) + "\n", CHECK_SUMMARY_LIMIT, "\n…\n"),
+    )

@@ -1,0 +1,51 @@
+"""``parkbot mcp``: serve the backlog to agents over the Model Context Protocol (see :mod:`bot.mcp_server`)."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from bot.cli.common import BACKEND_NAMES
+
+
+@click.command()
+@click.option(
+    "--backend",
+    type=click.Choice(BACKEND_NAMES),
+    default="git",
+    show_default=True,
+    envvar="PARKBOT_BACKEND",
+    help="Where decisions live: the embedded git backlog, or GitHub issues (env PARKBOT_BACKEND).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Configuration file (default: .github/parkbot.yml in the repository, if present).",
+)
+@click.option(
+    "--repo",
+    default=".",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="A path inside the git repository that holds the embedded backlog.",
+)
+def mcp(backend: str, config_path: str | None, repo: str) -> None:
+    """Serve parkbot to agents over the Model Context Protocol (stdio).
+
+    Tools: park, show, list, gate, wait, resume and schema, taking and returning the same JSON as the
+    commands' --json; a failure is a tool error carrying the message and the exit code. The guide
+    (`parkbot guide`) is sent as the server's instructions. Configure your MCP client to run
+    `parkbot mcp` in the repository (docs/agents.md shows how).
+
+    \b
+    Example:
+      parkbot mcp --repo /path/to/repo                       # the embedded backlog
+      GITHUB_TOKEN=... parkbot mcp --backend github          # GitHub issues
+    """
+    from bot.api import Backlog
+    from bot.mcp_server import serve
+
+    serve(lambda: Backlog.open(repo=repo, backend=backend, config=config_path, env=os.environ))

@@ -1,0 +1,130 @@
+"""Who may answer, on every backend: only an owner's own act answers a decision (see bot.core.authority).
+
+Each rule here is one a user relies on: an agent never answers its own question, however it tries.
+Backends without repository roles or without known dependent authors (the git backlog) skip the
+tests that need them; the rules themselves live once, in the core.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.core import lifecycle
+from bot.core.authority import Actor
+from bot.core.config import Config, Owners
+from bot.core.errors import Refused
+from tests.contract.test_lifecycle_contract import NOW, result
+
+DID = "billing-42-decision-refund"
+
+
+def park(h: Any, config: Config | None = None, **changes: Any) -> lifecycle.ParkOutcome:
+    return lifecycle.park(h.tracker, result(**changes), config or h.config, now=NOW)
+
+
+def answer(h: Any, by: Actor, config: Config | None = None, value: str = "full_original") -> lifecycle.ResolveOutcome:
+    return lifecycle.resolve(h.tracker, config or h.config, DID, value, by, now=NOW)
+
+
+def refused(h: Any, by: Actor, config: Config | None = None) -> str:
+    with pytest.raises(Refused) as info:
+        answer(h, by, config)
+    assert info.value.reason == "not_authorized"
+    assert info.value.exit_code == 3
+    stored = h.tracker.find(DID)
+    assert stored is not None
+    assert stored.state == "open", "a refused answer changes nothing"
+    assert h.tracker.recorded_answer(stored) is None
+    return info.value.message
+
+
+def needs(h: Any, capability: str) -> None:
+    if not getattr(h, capability):
+        pytest.skip(f"the {h.tracker.backend} backend has no {capability.removeprefix('knows_')}")
+
+
+def test_a_bot_never_answers_even_as_the_owner(harness: Any) -> None:
+    park(harness)
+    assert "is a bot" in refused(harness, Actor("alice", bot=True))
+    assert answer(harness, Actor("alice")).action == "resolved"
+
+
+def test_the_owner_and_everyone_above_may_answer_and_nobody_else(harness: Any) -> None:
+    park(harness)
+    message = refused(harness, Actor("mallory"))
+    assert "its owners are alice, carol, dana" in message
+    assert answer(harness, Actor("dana")).answer.by == "dana"  # two levels above alice
+
+
+def test_after_an_escalation_the_owner_below_no_longer_answers(harness: Any) -> None:
+    park(harness)
+    lifecycle.escalate(harness.tracker, harness.config, DID, Actor("alice"), now=NOW)
+    assert "its owners are carol, dana" in refused(harness, Actor("alice"))
+    assert answer(harness, Actor("carol")).action == "resolved"
+
+
+def test_owners_come_from_the_configuration_not_from_the_stored_record(harness: Any) -> None:
+    """Rewriting the record's owner (anyone who can edit it could) gives the writer no authority."""
+    park(harness)
+    stored = harness.tracker.find(DID)
+    harness.tracker.update(stored.model_copy(update={"owner": "mallory"}))
+    refused(harness, Actor("mallory"))
+    assert answer(harness, Actor("alice")).action == "resolved"
+
+
+def test_a_changed_configuration_moves_ownership(harness: Any) -> None:
+    park(harness)
+    moved = Config(owners=Owners(default="erin"))
+    refused(harness, Actor("alice"), moved)
+    assert answer(harness, Actor("erin"), moved).answer.by == "erin"
+
+
+ROLES = ["read", "triage", "write", "maintain", "admin"]
+
+
+@pytest.mark.parametrize("needed", ["write", "maintain", "admin"])
+def test_repository_roles_answer_from_the_configured_rank_up(harness: Any, needed: str) -> None:
+    needs(harness, "knows_roles")
+    config = harness.config.model_copy(update={"repository_permission_resolves": needed})
+    park(harness, config)
+    rank = ROLES.index(needed)
+    for role in ROLES[:rank]:
+        harness.grant(f"user-{role}", role)
+        refused(harness, Actor(f"user-{role}"), config)
+    harness.grant(f"user-{needed}", needed)
+    assert answer(harness, Actor(f"user-{needed}"), config).answer.by == f"user-{needed}"
+
+
+def test_repository_roles_count_only_when_configured(harness: Any) -> None:
+    needs(harness, "knows_roles")
+    park(harness)
+    harness.grant("root", "admin")
+    refused(harness, Actor("root"))
+
+
+def test_the_author_of_a_dependent_pull_request_never_answers_even_as_the_owner(harness: Any) -> None:
+    needs(harness, "knows_dependent_authors")
+    target = harness.make_dependent_by("agent/work", "alice")
+    park(harness, dependents=[target])
+    assert "authored a pull request that waits for" in refused(harness, Actor("alice"))
+    assert answer(harness, Actor("carol")).action == "resolved"
+
+
+def test_the_author_of_a_dependent_never_answers_through_repository_roles(harness: Any) -> None:
+    needs(harness, "knows_roles")
+    needs(harness, "knows_dependent_authors")
+    config = harness.config.model_copy(update={"repository_permission_resolves": "write"})
+    target = harness.make_dependent_by("agent/work", "agent-dev")
+    park(harness, config, dependents=[target])
+    harness.grant("agent-dev", "admin")
+    refused(harness, Actor("agent-dev"), config)
+
+
+def test_escalating_is_an_owners_act_too(harness: Any) -> None:
+    park(harness)
+    with pytest.raises(Refused) as info:
+        lifecycle.escalate(harness.tracker, harness.config, DID, Actor("mallory"), now=NOW)
+    assert info.value.reason == "not_authorized"
+    assert harness.tracker.find(DID).owner == "alice"

@@ -1,0 +1,150 @@
+"""The Python API and the CLI are one code path: a result's ``model_dump(mode="json")`` is the command's ``--json``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import git
+import pytest
+from click.testing import CliRunner
+
+import bot
+from bot import Backlog, ParkbotError
+from bot.cli import cli
+from tests.github_support import TOKEN, fake_github
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "needs_input.json"
+DID = "billing-42-decision-refund"
+ALICE = "alice@example.com"
+
+
+def cli_json(*args: str, env: dict[str, str] | None = None) -> tuple[int, Any]:
+    result = CliRunner().invoke(cli, [*args, "--json"], env=env, catch_exceptions=False)
+    return result.exit_code, json.loads(result.stdout)
+
+
+def api_json(call: Callable[[], Any]) -> tuple[int, Any]:
+    try:
+        result = call()
+    except ParkbotError as exc:
+        return int(exc.exit_code), {"error": exc.reason, "message": exc.message, "exit_code": int(exc.exit_code)}
+    return int(result.exit_code), result.model_dump(mode="json")
+
+
+#: (command line, the same call through the API)
+PAIRS: list[tuple[list[str], Callable[[Backlog], Any]]] = [
+    (["park", str(EXAMPLE)], lambda b: b.park(EXAMPLE.read_bytes())),
+    (["show", DID], lambda b: b.show(DID)),
+    (["list", "--state", "all"], lambda b: b.list("all")),
+    (["gate", "--ref", "agent/billing-42"], lambda b: b.gate("agent/billing-42")),
+    (["resume", DID], lambda b: b.resume(DID)),
+    (["wait", DID, "--timeout", "0s"], lambda b: b.wait(DID, "0s")),
+    (["show", "nope-decision-x"], lambda b: b.show("nope-decision-x")),
+    (["resolve", DID, "-a", "half", "--by", ALICE], lambda b: b.resolve(DID, "half", by=ALICE)),
+    (["resolve", DID, "-a", "full_original", "--by", "bob"], lambda b: b.resolve(DID, "full_original", by="bob")),
+]  # fmt: skip
+AFTER_RESOLVING: list[tuple[list[str], Callable[[Backlog], Any]]] = [
+    (["resolve", DID, "--answer", "full_original"], lambda b: b.resolve(DID, "full_original", by="alice@example.com")),
+    (["show", DID], lambda b: b.show(DID)),
+    (["gate", "--ref", "agent/billing-42"], lambda b: b.gate("agent/billing-42")),
+    (["resume", DID], lambda b: b.resume(DID)),
+    (["wait", DID, "--timeout", "10m"], lambda b: b.wait(DID, "10m")),
+    (["list", "--answered-since", "1h"], lambda b: b.list(answered_since="1h")),
+    (["park", str(EXAMPLE)], lambda b: b.park(json.loads(EXAMPLE.read_text()))),
+]  # fmt: skip
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "repo"
+    repository = git.Repo.init(root, initial_branch="main")
+    with repository.config_writer() as writer:
+        writer.set_value("user", "name", "Alice")
+        writer.set_value("user", "email", "alice@example.com")
+    repository.index.commit("initial")
+    head = repository.create_head("agent/billing-42", "main")
+    head.commit = git.Commit.create_from_tree(
+        repository, head.commit.tree, f"wip\n\nBlocked-by: {DID}\n", parent_commits=[head.commit]
+    )
+    monkeypatch.chdir(root)
+    for name in ("PARKBOT_BACKEND", "PARKBOT_ACTOR"):
+        monkeypatch.delenv(name, raising=False)
+    return root
+
+
+def test_on_the_git_backlog_every_api_result_is_the_commands_json(repo: Path) -> None:
+    assert cli_json("park", str(EXAMPLE))[0] == 0
+    with Backlog.open(repo=repo, backend="git") as backlog:
+        for args, call in PAIRS:
+            assert api_json(lambda c=call: c(backlog)) == cli_json(*args), args
+        assert cli_json("resolve", DID, "--answer", "full_original")[0] == 0
+        for args, call in AFTER_RESOLVING:  # the resolve again is "unchanged" both ways
+            assert api_json(lambda c=call: c(backlog)) == cli_json(*args), args
+
+
+def test_on_github_every_api_result_is_the_commands_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.trackers.github import client as github_client
+    from bot.trackers.github.client import RetryPolicy
+
+    real = github_client.client_from_env
+    monkeypatch.setattr(github_client, "client_from_env", lambda env: real(env, policy=RetryPolicy.instant()))
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "parkbot.yml"
+    config.write_text('owners:\n  default: alice\nprecedents: "off"\n')
+    fake = fake_github()
+    with fake.activate():
+        pull = fake.add_pull(title="Refund flow", head_ref="agent/billing-42", body=f"Blocked by {DID}", author="dev")
+        env = {"GITHUB_TOKEN": TOKEN, "GITHUB_REPOSITORY": "acme/widgets", "GITHUB_API_URL": fake.base_url}
+        common = ["--backend", "github", "--config", str(config)]
+        assert cli_json("park", str(EXAMPLE), *common, env=env)[0] == 0
+        backlog = Backlog.open(backend="github", config=config, env=env)
+        pairs: list[tuple[list[str], Callable[[Backlog], Any]]] = [
+            (["show", DID], lambda b: b.show(DID)),
+            (["gate", str(pull.number)], lambda b: b.gate(pr=pull.number)),
+            (["resume", DID], lambda b: b.resume(DID)),
+            (["list"], lambda b: b.list()),
+            (["park", str(EXAMPLE)], lambda b: b.park(EXAMPLE.read_text())),
+            (["show", "nope-decision-x"], lambda b: b.show("nope-decision-x")),
+        ]
+        after: list[tuple[list[str], Callable[[Backlog], Any]]] = [
+            (["show", DID], lambda b: b.show(DID)),
+            (["gate", str(pull.number)], lambda b: b.gate(pr=pull.number)),
+        ]
+        for args, call in pairs:
+            assert api_json(lambda c=call: c(backlog)) == cli_json(*args, *common, env=env), args
+        # An owner answers with their own token: the answer is left as their comment for parkbot to record.
+        fake.add_token("ghp_alice0000000000000000000000000000000", "alice", "personal")
+        alice = {**env, "GITHUB_TOKEN": "ghp_alice0000000000000000000000000000000"}
+        code, by_cli = cli_json("resolve", DID, "--answer", "full_original", *common, env=alice)
+        by_api = api_json(
+            lambda: Backlog.open(backend="github", config=config, env=alice).resolve(DID, "full_original")
+        )
+        assert code == 0
+        assert by_cli["action"] == by_api[1]["action"] == "requested"
+        assert {k: v for k, v in by_cli.items() if k != "comment"} == {
+            k: v for k, v in by_api[1].items() if k != "comment"
+        }
+        assert (by_cli["command"], by_cli["by"]) == ("/decide full_original", "alice")
+        for args, call in after:
+            assert api_json(lambda c=call: c(backlog)) == cli_json(*args, *common, env=env), args
+    fake.assert_no_violations()
+
+
+def test_importing_bot_loads_nothing_and_names_resolve_on_first_use() -> None:
+    code = (
+        "import sys, bot; heavy = [m for m in sys.modules if m.split('.')[0] in "
+        "('pydantic', 'git', 'click', 'yaml', 'github', 'mcp')]; print(heavy)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == "[]"
+    assert bot.Backlog is Backlog
+    assert bot.Refused.__mro__[1] is bot.ParkbotError
+    assert {"Backlog", "ParkbotError", "Refused", "Duration", "parse_result"} <= set(dir(bot))
+    with pytest.raises(AttributeError):
+        bot.Nothing  # noqa: B018

@@ -1,0 +1,126 @@
+"""Start-up cost: each command imports only what it uses (which modules, not how long: no timings here).
+
+benchmarks/startup.py measures the times; this pins the cause. ``parkbot --help`` needs click and
+the command table only; ``gate``/``show``/``park`` on the embedded backlog never load the GitHub
+client, the event handlers, the report, the dashboard or the MCP server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.git_helpers import make_repo
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "needs_input.json"
+
+PROBE = """\
+import atexit, json, sys
+atexit.register(lambda: sys.__stderr__.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n"))
+sys.argv = ["parkbot", *json.loads(sys.argv[1])]
+from bot.cli import main
+main()
+"""
+
+#: Never needed by a local command on the embedded backlog.
+NOT_FOR_GIT_COMMANDS = (
+    "github",
+    "requests",
+    "urllib3",
+    "bot.trackers.github",
+    "bot.events",
+    "bot.report",
+    "bot.dashboard",
+    "bot.actions_output",
+    "bot.mcp_server",
+    "mcp",
+    "starlette",
+    "jsonschema",
+    "hypothesis",
+)
+
+
+def imported(args: list[str], cwd: Path) -> set[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(args)], capture_output=True, text=True, cwd=cwd, env=env, check=False
+    )
+    line = next(line for line in done.stderr.splitlines() if line.startswith("MODULES "))
+    return set(json.loads(line.removeprefix("MODULES ")))
+
+
+def loaded(modules: set[str], packages: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in packages))
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("startup") / "repo"
+    make_repo(root)
+    subprocess.run([sys.executable, "-m", "bot", "park", str(EXAMPLE)], cwd=root, check=True, capture_output=True)
+    return root
+
+
+def test_help_loads_click_and_the_command_table_only(repo: Path) -> None:
+    modules = imported(["--help"], repo)
+    assert loaded(modules, ("pydantic", "git", "yaml", "github", "durationpy", "tenacity", "mcp")) == []
+    assert loaded(modules, ("bot",)) == ["bot", "bot.cli"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gate", "--ref", "main"],
+        ["show", "billing-42-decision-refund"],
+        ["park", str(EXAMPLE)],
+        ["list"],
+        ["resume", "billing-42-decision-refund"],
+    ],
+)
+def test_commands_on_the_embedded_backlog_load_no_github_events_report_or_mcp(repo: Path, args: list[str]) -> None:
+    modules = imported(args, repo)
+    assert "bot.trackers.git" in modules  # it did run against the backlog
+    assert loaded(modules, NOT_FOR_GIT_COMMANDS) == []
+
+
+def test_a_command_loads_its_own_module_and_no_other_command_module(repo: Path) -> None:
+    modules = imported(["gate", "--ref", "main"], repo)
+    commands = loaded(modules, ("bot.cli",))
+    assert commands == ["bot.cli", "bot.cli.common", "bot.cli.core", "bot.cli.params"]
+
+
+def test_the_schema_is_built_only_when_a_result_is_read(repo: Path) -> None:
+    """Models build their validators on first use (``defer_build``): gate reads no agent result."""
+    code = (
+        "from bot.cli import cli; import sys;\n"
+        "sys.argv = ['parkbot', 'gate', '--ref', 'main']\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+        "from bot.core import models\n"
+        "print(models.NeedsInput.__pydantic_complete__, models._result_adapter.cache_info().currsize)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=True)
+    assert done.stdout.split()[-2:] == ["False", "0"]
+
+
+def test_the_startup_benchmark_still_runs(tmp_path: Path) -> None:
+    """A tiny run of benchmarks/startup.py (its numbers mean nothing here; the real run is by hand)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("parkbot_benchmark_startup", ROOT / "benchmarks" / "startup.py")
+    assert spec is not None
+    assert spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench
+    spec.loader.exec_module(bench)
+    text = bench.run(pairs=1, size=3, samples=2, waits=1, root=tmp_path)
+    assert "| `parkbot gate --ref` |" in text
+    assert "| backlog of 3 decisions |" in text
+    assert "| 1 runs |" in text
+    assert list(tmp_path.iterdir()) == []  # the temporary repositories are gone
