@@ -78,6 +78,12 @@ class Prover:
             return True
         return authority.verified(self.with_answer(stored, answer, tip), self.config).answer is not None
 
+    def standing_escalations(self, stored: Decision, tip: str | None) -> list[Escalation]:
+        """The escalations of ``stored`` that carry authority (all of them, unless answers must be signed)."""
+        if self.verifier is None:
+            return list(stored.escalations)
+        return list(authority.verified(self.prove([stored], tip)[0], self.config).escalations)
+
     def resolution_counts(self, stored: Decision, tip: str | None) -> bool:
         """Whether ``stored`` is resolved with an answer that carries authority."""
         return stored.state == "resolved" and stored.answer is not None and self.counts(stored, stored.answer, tip)

@@ -103,10 +103,11 @@ def _needs_signature(answer: Answer) -> bool:
     return answer.kind != "precedent"
 
 
-def _new_hops(decision: Decision, before: Decision | None) -> list[Escalation]:
-    """The escalations ``decision`` records that ``before`` does not (compared by fingerprint, not count:
-    with signed answers the lifecycle writes back only the hops that carry authority)."""
-    known = {fingerprint("escalation", decision.id, hop) for hop in (before.escalations if before else [])}
+def _new_hops(decision: Decision, standing: list[Escalation]) -> list[Escalation]:
+    """The escalations ``decision`` records that are not among the ``standing`` ones (by fingerprint, not
+    count: with signed answers the lifecycle writes back only the hops that carry authority, and an
+    owner's hop identical to a forged one must be recorded, and signed, again)."""
+    known = {fingerprint("escalation", decision.id, hop) for hop in standing}
     return [hop for hop in decision.escalations if fingerprint("escalation", decision.id, hop) not in known]
 
 
@@ -461,7 +462,7 @@ class GitTracker:
             edit.add_edges(decision.id, decision.dependents)
             if log is not None:
                 edit.append_log(log)
-            hops = _new_hops(decision, stored)
+            hops = _new_hops(decision, self.prover.standing_escalations(stored, self._tip(edit)) if stored else [])
             overridden = stored is not None and len(decision.overrides) > len(stored.overrides)
             records = [record_trailer("escalation", decision.id, hop) for hop in hops]
             trailers = [f"Parkbot-Decision: {decision.id}", *records]
