@@ -458,3 +458,19 @@ def test_a_precedent_applied_by_an_agent_without_a_key_parks_and_stays_open(worl
     shown = json.loads(ok(parkbot(agent, "show", DID, "--json", "--config", str(agent / "agent.yml"))).stdout)
     assert shown["state"] == "open"  # nobody signed the precedent's application: it carries no authority
     assert shown["problems"] == ["unverified answer by precedent (unsigned)"]
+
+
+def test_an_owner_answer_identical_to_a_forged_one_is_signed_again_and_counts(world: World) -> None:
+    tracker = signed_tracker(world, "owner", "alice")
+    config = tracker.config
+    decision = lifecycle.park(tracker, needs_input(), config).decision
+    forged = Answer(value="remaining", by=ALICE, at=NOW)  # to the second what the owner will answer
+    forger = GitTracker(tracker.repo, config=Config())
+    forger.record_answer(decision, forged)
+    forger.close(decision, forged, lifecycle.log_entry("resolved", decision, NOW))
+    assert lifecycle.answer_of(tracker, config, DID).state == "open"
+    assert lifecycle.resolve(tracker, config, DID, "remaining", Actor(ALICE), now=NOW).action == "resolved"
+    resolved = lifecycle.answer_of(tracker, config, DID)
+    assert (resolved.state, resolved.problems) == ("resolved", ())
+    assert signature(Path(tracker.repo.working_tree_dir)).startswith(f"G {ALICE}")
+    tracker.release()

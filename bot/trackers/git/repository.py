@@ -42,12 +42,14 @@ class Change:
     """What a write commits: its message (subject, then an optional body) and trailers.
 
     ``signed`` marks a write that records an answer or an escalation: it is signed when answers
-    must be signed (and must then be, or the write is refused).
+    must be signed (and must then be, or the write is refused). ``always`` commits even when the tree
+    does not change: an owner's record identical to one nobody can vouch for is recorded again, signed.
     """
 
     message: str
     trailers: list[str] = field(default_factory=list)
     signed: bool = False
+    always: bool = False
 
 
 @dataclass(frozen=True)
@@ -228,7 +230,7 @@ class BacklogRepository:
                         return None
                     edit.finish()
                     tree = edit.tx.build()
-                    if tree == snapshot.tree:
+                    if tree == snapshot.tree and not (planned.always and self.sign_answers):
                         return None
                     message = planned.message
                     if planned.trailers:

@@ -470,7 +470,8 @@ class GitTracker:
             if stored is not None and hops:
                 hop = hops[-1]
                 verb = "return" if hop.kind == "return" else "escalate"
-                return Change(f"{verb} {decision.id}: {hop.from_owner} -> {hop.to_owner}", trailers, signed)
+                subject = f"{verb} {decision.id}: {hop.from_owner} -> {hop.to_owner}"
+                return Change(subject, trailers, signed, always=True)
             if overridden:
                 override = decision.overrides[-1]
                 subject = f"review {decision.id}: assumption {override.assumption} overridden by {override.by}"
@@ -517,6 +518,7 @@ class GitTracker:
                 f"resolve {decision.id} (1/4): record answer {_one_line(answer.value)!r} by {answer.by}",
                 [f"Parkbot-Decision: {decision.id}", record_trailer("answer", decision.id, answer)],
                 signed=_needs_signature(answer),
+                always=bool(recorded),  # replacing a record that carries no authority, perhaps by an identical one
             )
 
         self.backlog.mutate(change)
@@ -588,6 +590,7 @@ class GitTracker:
                 f"resolve {decision.id} (4/4): close",
                 [f"Parkbot-Decision: {decision.id}", record_trailer("answer", decision.id, answer)],
                 signed=_needs_signature(answer),
+                always=stored.state == "resolved",  # a resolution that carried no authority, recorded again
             )
 
         self.backlog.mutate(change)
