@@ -1,34 +1,39 @@
-"""How the embedded git backlog scales: park, lookup and gate at growing backlog sizes.
+"""What the embedded git backlog costs as it grows: whole `parkbot` processes at 10, 1,000 and 10,000 decisions.
 
-Parks decisions one at a time through ``bot.core.lifecycle.park`` into a fresh temporary repository
-and, each time the backlog reaches one of the sizes, measures:
+For each size the backlog is built in-process (``bot.core.lifecycle.park`` with the default
+configuration, precedents on; every tenth decision is resolved, so the log, the answers and the
+precedent index fill too), because building 10,000 decisions through 10,000 processes would take
+hours. Then every command is timed the way a person or a CI job runs it: a whole ``parkbot``
+process in the repository (Python start, imports, the configuration looked up, git's helpers):
 
-* park: mean (and median) time of the last 100 parks (each creates a decision with one ``#N``
-  dependent, appends to the question log, and scans the log for a precedent);
-* find: mean of ``GitTracker.find`` on 200 random parked ids;
-* gate: mean of ``lifecycle.gate`` on a branch with 3 ``Blocked-by:`` trailers and 2 index links (50 runs);
-* the object database: loose objects and pack size (``git count-objects -v``).
+* ``park`` a new decision, ``show`` one, ``gate --ref`` a branch with three ``Blocked-by:``
+  trailers (exit 1: blocked), ``list``, ``list --state all --json``, ``resolve`` an open decision,
+  and ``report``;
+* each is run ``--repeat`` times; the table shows the median wall time and the largest resident set
+  (``ru_maxrss`` of the process, from ``wait4``; git's helpers are separate processes, not counted).
 
-Lookups and gates read a fixed number of small trees (the fan-out keeps every tree small), so
-their columns should stay flat while the backlog grows.
+Also measured: new git objects and commits per park (the last parks of each size, counted loose
+with packing paused), the in-process time per park, and the ``.git`` folder on disk after the build
+(packing left on, as every user has it: no ``git gc`` is ever run).
 
-    python benchmarks/git_backlog.py                 # sizes 1000,10000
-    python benchmarks/git_backlog.py --quick         # sizes 200,1000
-    python benchmarks/git_backlog.py --sizes 500,5000
-    python benchmarks/git_backlog.py --no-gc         # diagnostic: without git's background gc
+    python benchmarks/git_backlog.py                     # sizes 10,1000,10000
+    python benchmarks/git_backlog.py --quick             # sizes 10,200
+    python benchmarks/git_backlog.py --sizes 10,500 --repeat 1
 """
 
 from __future__ import annotations
 
 import argparse
-import random
+import json
+import os
+import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 try:
@@ -36,34 +41,44 @@ try:
 except ImportError:  # run as a script from a checkout: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import contextlib
+
 import git
 
 from bot.core import lifecycle
+from bot.core.authority import Actor
 from bot.core.config import Config
 from bot.core.models import parse_result
 from bot.trackers.git import GitTracker
 
 GATED_BRANCH = "bench/gated"
-DEFAULT_SIZES = (1000, 10000)
-QUICK_SIZES = (200, 1000)
-PARK_WINDOW = 100
-LOOKUPS = 200
-GATES = 50
+DEFAULT_SIZES = (10, 1000, 10000)
+QUICK_SIZES = (10, 200)
+#: Parks at the end of each size whose new objects are counted one by one.
+OBJECT_WINDOW = 100
+RESOLVE_EVERY = 10
+OWNER = "owner@example.com"
+COMMANDS = ("park", "show", "gate --ref", "list", "list --state all --json", "resolve", "report")
 
 
 @dataclass(frozen=True)
+class Timing:
+    seconds: float
+    max_rss_kib: int
+    cpu_seconds: float = 0.0
+
+
+@dataclass
 class Row:
     decisions: int
-    park_ms: float
-    park_median_ms: float
-    find_ms: float
-    gate_ms: float
+    park_in_process_ms: float
+    objects_per_park: float
+    max_objects_per_park: int
+    commits_per_park: float
+    git_kib: int
     loose_objects: int
-    loose_kib: int
-    packed_objects: int
     packs: int
-    pack_kib: int
-    elapsed_s: float
+    commands: dict[str, Timing] = field(default_factory=dict)
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -71,18 +86,29 @@ def _git(cwd: Path, *args: str) -> str:
 
 
 def decision_id(i: int) -> str:
-    return f"bench-{i}-decision-q"
+    return f"bench-{i}-decision-q{i % 1000}"
 
 
-def _result(i: int) -> dict:
-    dependents = [f"branch:{GATED_BRANCH}"] if i < 2 else [f"#{i + 1}"]
+def _word(i: int) -> str:
+    """A distinct word per number (questions stay distinct once numbers are normalized away)."""
+    letters = ""
+    i += 1
+    while i:
+        i, rest = divmod(i - 1, 26)
+        letters = chr(ord("a") + rest) + letters
+    return letters
+
+
+def _result(i: int) -> dict[str, object]:
+    dependents = [f"branch:{GATED_BRANCH}"] if i < 3 else [f"#{i + 1}"]
     return {
         "status": "needs_input",
         "origin": f"bench-{i}",
-        "key": "q",
-        "question": f"Benchmark question {i}: which way?",
+        "key": f"q{i % 1000}",
+        "question": f"Which way for the {_word(i)} account?",
         "options": ["a: the first way", "b: the second way"],
         "work_so_far": {"step": i, "notes": "x" * 200},
+        "run": f"run-{i // 20}",
         "dependents": dependents,
     }
 
@@ -92,13 +118,20 @@ def make_repo(root: Path) -> Path:
     path = root / "repo"
     _git(root, "init", "-q", "-b", "main", str(path))
     _git(path, "config", "user.name", "Bench Owner")
-    _git(path, "config", "user.email", "owner@example.com")
+    _git(path, "config", "user.email", OWNER)
     _git(path, "commit", "-q", "--allow-empty", "-m", "initial")
-    _git(path, "checkout", "-q", "-b", GATED_BRANCH)
-    for i in (2, 3, 4):
-        _git(path, "commit", "-q", "--allow-empty", "-m", f"work {i}\n\nBlocked-by: {decision_id(i)}")
-    _git(path, "checkout", "-q", "main")
+    parent = _git(path, "rev-parse", "HEAD").strip()
+    tree = _git(path, "rev-parse", "HEAD^{tree}").strip()
+    for i in range(3):
+        message = f"work {i}\n\nBlocked-by: {decision_id(i)}"
+        parent = _git(path, "commit-tree", tree, "-p", parent, "-m", message).strip()
+    _git(path, "update-ref", f"refs/heads/{GATED_BRANCH}", parent)
     return path
+
+
+def commits(path: Path, ref: str) -> int:
+    done = subprocess.run(["git", "rev-list", "--count", ref], cwd=path, capture_output=True, text=True, check=False)
+    return int(done.stdout) if done.returncode == 0 else 0
 
 
 def count_objects(path: Path) -> dict[str, int]:
@@ -106,110 +139,251 @@ def count_objects(path: Path) -> dict[str, int]:
     return {key: int(value) for key, value in (line.split(": ") for line in out.splitlines())}
 
 
-def _mean_ms(samples: list[float]) -> float:
-    return statistics.fmean(samples) * 1000 if samples else float("nan")
+def disk_kib(folder: Path) -> int:
+    """Space the folder takes on disk (like ``du -sk``)."""
+    total = 0
+    for dirpath, _, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+    return total // 1024
+
+
+def parkbot_command() -> list[str]:
+    script = Path(sys.executable).with_name("parkbot")
+    return [str(script)] if script.exists() else [sys.executable, "-c", "from bot.cli import main; main()"]
+
+
+def timed(cwd: Path, args: list[str], *, expect: int, stdin: bytes | None = None) -> Timing:
+    """Run one whole ``parkbot`` process; its wall time and peak memory."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [*parkbot_command(), *args],
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None
+    assert proc.stderr is not None
+    proc.stdin.write(stdin or b"")
+    proc.stdin.close()
+    error = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != expect:
+        raise RuntimeError(f"parkbot {' '.join(args)} exited {proc.returncode}, not {expect}: {error.decode()}")
+    return Timing(elapsed, int(usage.ru_maxrss), usage.ru_utime + usage.ru_stime)
+
+
+#: What the adapter alone costs for a listing: a Python process that only opens the backlog and reads it.
+READERS = {
+    "iter_decisions()": "sum(1 for _ in tracker.iter_decisions())",
+    "iter_decisions() + iter_log()": "sum(1 for _ in tracker.iter_decisions()) + sum(1 for _ in tracker.iter_log())",
+}
+READER = """
+import sys, time
+from bot.trackers.git import GitTracker
+tracker = GitTracker.open(".")
+started = time.perf_counter()
+count = {expression}
+print(time.perf_counter() - started, count)
+"""
+
+
+def timed_reader(cwd: Path, expression: str) -> Timing:
+    """The adapter's own reading cost: time inside the process (imports excluded), the process's peak memory."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", READER.format(expression=expression)], cwd=cwd, stdout=subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    out = proc.stdout.read().decode()
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"reading the backlog failed: {out}")
+    return Timing(float(out.split()[0]), int(usage.ru_maxrss), usage.ru_utime + usage.ru_stime)
+
+
+class Bench:
+    """One growing backlog, measured at each size."""
+
+    def __init__(self, root: Path, progress: Callable[[str], None] | None) -> None:
+        self.path = make_repo(root)
+        self.repo = git.Repo(self.path)
+        self.tracker = GitTracker(self.repo)
+        self.config = Config()
+        self.progress = progress
+        self.parked = 0
+        self.park_times: list[float] = []
+        self.extra = 0  # decisions the timed `park` commands added
+
+    def close(self) -> None:
+        self.tracker.release()
+        self.repo.close()
+
+    def park(self, i: int) -> None:
+        started = time.perf_counter()
+        outcome = lifecycle.park(self.tracker, parse_result(_result(i)), self.config)
+        self.park_times.append(time.perf_counter() - started)
+        if outcome.action != "created":
+            raise RuntimeError(f"park {i} was {outcome.action}, not created")
+        if i % RESOLVE_EVERY == RESOLVE_EVERY - 1:
+            lifecycle.resolve(self.tracker, self.config, decision_id(i), "b", Actor(OWNER))
+
+    def grow(self, size: int) -> tuple[float, int, float]:
+        """Park up to ``size``; the last parks are counted object by object (packing paused)."""
+        window_start = max(self.parked, size - OBJECT_WINDOW)
+        for i in range(self.parked, window_start):
+            self.park(i)
+            if self.progress and (i + 1) % 1000 == 0:
+                self.progress(f"  parked {i + 1}")
+        packer = self.tracker.backlog.packer
+        packer.enabled = False
+        counts: list[int] = []
+        made: list[int] = []
+        for i in range(window_start, size):
+            loose = count_objects(self.path)["count"]
+            before = commits(self.path, self.tracker.ref)
+            started = time.perf_counter()
+            outcome = lifecycle.park(self.tracker, parse_result(_result(i)), self.config)
+            self.park_times.append(time.perf_counter() - started)
+            if outcome.action != "created":
+                raise RuntimeError(f"park {i} was {outcome.action}, not created")
+            counts.append(count_objects(self.path)["count"] - loose)
+            made.append(commits(self.path, self.tracker.ref) - before)
+        packer.enabled = True
+        packer.wrote(sum(counts))
+        for i in range(window_start, size):  # resolve the window's share afterwards (not counted as parks)
+            if i % RESOLVE_EVERY == RESOLVE_EVERY - 1:
+                lifecycle.resolve(self.tracker, self.config, decision_id(i), "b", Actor(OWNER))
+        self.parked = size
+        return statistics.fmean(counts), max(counts), statistics.fmean(made)
+
+    def time_commands(self, size: int, repeat: int, only: frozenset[str] | None = None) -> dict[str, Timing]:
+        results: dict[str, list[Timing]] = {name: [] for name in COMMANDS}
+        open_ids = [decision_id(i) for i in range(3, size) if i % RESOLVE_EVERY != RESOLVE_EVERY - 1]
+        for n in range(repeat):
+            extra = 1_000_000 + size * 10 + self.extra
+            self.extra += 1
+            result = json.dumps({**_result(extra), "origin": f"timed-{extra}", "dependents": []}).encode()
+            runs = {
+                "park": (["park", "-"], 0, result),
+                "show": (["show", open_ids[n % len(open_ids)]], 0, None),
+                "gate --ref": (["gate", "--ref", GATED_BRANCH], 1, None),
+                "list": (["list"], 0, None),
+                "list --state all --json": (["list", "--state", "all", "--json"], 0, None),
+                "resolve": (["resolve", open_ids[-1 - n], "--answer", "a"], 0, None),
+                "report": (["report"], 0, None),
+            }
+            for name, (args, code, stdin) in runs.items():
+                if only is None or name in only:
+                    results[name].append(timed(self.path, args, expect=code, stdin=stdin))
+        for name, expression in READERS.items():
+            if only is None or name in only:
+                results[name] = [timed_reader(self.path, expression) for _ in range(repeat)]
+        return {
+            name: Timing(
+                statistics.median(t.seconds for t in runs),
+                max(t.max_rss_kib for t in runs),
+                statistics.median(t.cpu_seconds for t in runs),
+            )
+            for name, runs in results.items()
+            if runs
+        }
 
 
 def run(
     sizes: list[int],
     *,
-    seed: int = 0,
+    repeat: int = 3,
     progress: Callable[[str], None] | None = None,
     root: Path | None = None,
-    auto_gc: bool = True,
+    only: frozenset[str] | None = None,
 ) -> list[Row]:
-    """Park up to ``max(sizes)`` decisions; measure at every size. Returns one row per size.
+    """Build up to ``max(sizes)`` decisions; measure at every size. Returns one row per size.
 
-    ``auto_gc=False`` (``--no-gc``) is a diagnostic: the tracker never starts ``git gc --auto``, so
-    the timings exclude git's background housekeeping, whose cost grows with the repository.
+    ``only`` limits the timed commands to these names (of :data:`COMMANDS` and :data:`READERS`).
     """
     sizes = sorted(set(sizes))
     if not sizes or sizes[0] < 5:
-        raise ValueError("sizes must be at least 5 (the gate uses 5 decisions)")
-    rng = random.Random(seed)
-    config = Config()
+        raise ValueError("sizes must be at least 5 (the gate uses 3 decisions, resolve needs open ones)")
+    rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="parkbot-bench-", dir=root) as tmp:
-        path = make_repo(Path(tmp))
-        repo = git.Repo(path)
-        tracker = GitTracker(repo, auto_gc=auto_gc)
-        rows: list[Row] = []
-        park_times: list[float] = []
-        started = time.perf_counter()
+        bench = Bench(Path(tmp), progress)
         try:
             for size in sizes:
-                for i in range(len(park_times), size):
-                    result = parse_result(_result(i))
-                    t0 = time.perf_counter()
-                    outcome = lifecycle.park(tracker, result, config)
-                    park_times.append(time.perf_counter() - t0)
-                    if outcome.action != "created":
-                        raise RuntimeError(f"park {i} was {outcome.action}, not created")
-                    if progress and (i + 1) % 1000 == 0:
-                        progress(f"  parked {i + 1}")
-                ids = [decision_id(rng.randrange(size)) for _ in range(LOOKUPS)]
-                find_times = []
-                for did in ids:
-                    t0 = time.perf_counter()
-                    found = tracker.find(did)
-                    find_times.append(time.perf_counter() - t0)
-                    if found is None or found.id != did:
-                        raise RuntimeError(f"lookup of {did} returned {found!r}")
-                gate_times = []
-                for _ in range(GATES):
-                    t0 = time.perf_counter()
-                    gate = lifecycle.gate(tracker, Config(), f"branch:{GATED_BRANCH}")
-                    gate_times.append(time.perf_counter() - t0)
-                    if gate.state != "blocked" or len(gate.blocking) != 5:
-                        raise RuntimeError(f"unexpected gate {gate}")
-                objects = count_objects(path)
+                first = len(bench.park_times)
+                mean_objects, max_objects, per_park = bench.grow(size)
+                park_ms = statistics.fmean(bench.park_times[first:][-OBJECT_WINDOW:]) * 1000
+                objects = count_objects(bench.path)
                 row = Row(
                     decisions=size,
-                    park_ms=_mean_ms(park_times[-PARK_WINDOW:]),
-                    park_median_ms=statistics.median(park_times[-PARK_WINDOW:]) * 1000,
-                    find_ms=_mean_ms(find_times),
-                    gate_ms=_mean_ms(gate_times),
+                    park_in_process_ms=park_ms,
+                    objects_per_park=mean_objects,
+                    max_objects_per_park=max_objects,
+                    commits_per_park=per_park,
+                    git_kib=disk_kib(bench.path / ".git"),
                     loose_objects=objects["count"],
-                    loose_kib=objects["size"],
-                    packed_objects=objects["in-pack"],
                     packs=objects["packs"],
-                    pack_kib=objects["size-pack"],
-                    elapsed_s=time.perf_counter() - started,
                 )
+                row.commands = bench.time_commands(size, repeat, only)
                 rows.append(row)
                 if progress:
-                    progress(f"  {size} decisions done after {row.elapsed_s:.1f} s: {table([row]).splitlines()[-1]}")
+                    progress(f"  {size:,} decisions measured")
         finally:
-            tracker.release()
-            repo.close()
+            bench.close()
     return rows
 
 
 def table(rows: list[Row]) -> str:
-    """The results as a markdown table."""
+    """The results as two markdown tables: storage per size, then each command's time and memory."""
     lines = [
-        "| decisions in backlog | time per park | time per lookup (find) | time per gate | git objects |",
-        "| ---: | ---: | ---: | ---: | --- |",
+        "| decisions in backlog | new objects per park (mean / max) | commits per park | "
+        "`.git` on disk | loose objects | packs | park, in-process |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
-        objects = (
-            f"{r.loose_objects} loose ({r.loose_kib} KiB), "
-            f"{r.packed_objects} packed ({r.pack_kib} KiB in {r.packs} packs)"
+        lines.append(
+            f"| {r.decisions:,} | {r.objects_per_park:.1f} / {r.max_objects_per_park} | {r.commits_per_park:g} | "
+            f"{r.git_kib / 1024:.1f} MB | {r.loose_objects:,} | {r.packs} | {r.park_in_process_ms:.1f} ms |"
         )
-        park = f"{r.park_ms:.2f} ms (median {r.park_median_ms:.2f})"
-        lines.append(f"| {r.decisions:,} | {park} | {r.find_ms:.2f} ms | {r.gate_ms:.2f} ms | {objects} |")
+    lines += [
+        "",
+        "Whole `parkbot` processes: median wall time (CPU time of the process), peak memory.",
+        "",
+        "| command | " + " | ".join(f"{r.decisions:,} decisions" for r in rows) + " |",
+    ]
+    lines.append("| --- | " + " | ".join("---:" for _ in rows) + " |")
+    for name in (*COMMANDS, *READERS):
+        if not all(name in r.commands for r in rows):
+            continue
+        cells = [
+            f"{r.commands[name].seconds:.2f} s ({r.commands[name].cpu_seconds:.2f} s CPU), "
+            f"{r.commands[name].max_rss_kib / 1024:.0f} MB"
+            for r in rows
+        ]
+        label = f"`parkbot {name}`" if name in COMMANDS else f"adapter only: `{name}` (no imports timed)"
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def machine() -> str:
+    cpus = os.cpu_count() or 0
+    git_version = _git(Path.cwd(), "--version").strip()
+    return f"{platform.system()} {platform.machine()}, {cpus} CPUs, Python {platform.python_version()}, {git_version}"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="comma-separated backlog sizes")
     parser.add_argument("--quick", action="store_true", help=f"smoke run with sizes {QUICK_SIZES}")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-gc", action="store_true", help="diagnostic: never start `git gc --auto`")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each command per size (median shown)")
     args = parser.parse_args(argv)
     sizes = list(QUICK_SIZES) if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
-    print(f"parking up to {max(sizes):,} decisions one at a time ...", file=sys.stderr)
-    rows = run(sizes, seed=args.seed, progress=lambda m: print(m, file=sys.stderr), auto_gc=not args.no_gc)
+    print(f"building up to {max(sizes):,} decisions ...", file=sys.stderr)
+    rows = run(sizes, repeat=args.repeat, progress=lambda m: print(m, file=sys.stderr))
+    print(f"Machine: {machine()}\n")
     print(table(rows))
     return 0
 

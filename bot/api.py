@@ -56,7 +56,7 @@ from bot.core.models import (
     result_json_schema,
     utcnow,
 )
-from bot.core.tracker import GateResult, Location, OwnIdentityRecords, PollToken, Syncing, Tracker
+from bot.core.tracker import BacklogHints, GateResult, Location, OwnIdentityRecords, PollToken, Syncing, Tracker
 
 __all__ = [
     "Backlog",
@@ -245,6 +245,13 @@ class DecisionItem(Decision):
     owners_chain: list[str] = Field(
         alias="chain", description="Owners the question travelled through, first to current."
     )
+    # ``problems`` in JSON; named otherwise here because Decision.problems is the private attribute's view.
+    found_problems: list[str] = Field(
+        default_factory=list,
+        alias="problems",
+        description="Why parts of the stored record carry no authority (edited by someone else, an unverified "
+        "answer): the decision reads as it last verifiably was.",
+    )
 
     @property
     def exit_code(self) -> ExitCode:
@@ -253,7 +260,9 @@ class DecisionItem(Decision):
     @classmethod
     def of(cls, decision: Decision, **extra: Any) -> Any:
         fields = {name: getattr(decision, name) for name in Decision.model_fields}
-        return cls.model_validate({**fields, "owners_chain": decision.chain(), **extra})
+        return cls.model_validate(
+            {**fields, "owners_chain": decision.chain(), "found_problems": list(decision.problems), **extra}
+        )
 
 
 class DecisionView(DecisionItem):
@@ -275,6 +284,7 @@ class DecisionView(DecisionItem):
         if self.dependents:
             joined = ", ".join(self.dependents)
             lines.append(f"blocks: {joined}" if self.blocking else f"dependents (non-blocking): {joined}")
+        lines += [f"problem: {problem}" for problem in self.found_problems]
         if self.answer is not None:
             flag = " [explicit default: an assumption]" if self.answer.assumption else ""
             pending = " (recorded; resolution not finished, re-run resolve)" if self.state == "open" else ""
@@ -348,6 +358,10 @@ class Synced(_Result):
 
     remote: str
     action: str
+    ignored: list[str] = Field(
+        default_factory=list,
+        description="Remote records kept but not counted: answers and escalations nobody can prove an owner gave.",
+    )
 
 
 # --- waiting -------------------------------------------------------------------------------
@@ -545,10 +559,13 @@ class Backlog:
         wanted = state or ("all" if since is not None else "open")
         if wanted not in ("open", "resolved", "abandoned", "all"):
             raise InvalidInput(f"state {wanted!r}: choose one of open, resolved, abandoned, all")
+        tracker, config = self.tracker, self.config
+        stored = tracker.iter_decisions(None if wanted == "all" else wanted)
         decisions = [
             d
-            for d in self.tracker.iter_decisions(None if wanted == "all" else wanted)
-            if (owner is None or d.owner.casefold() == owner.casefold())
+            for d in (lifecycle.verify(tracker, config, d) for d in stored)
+            if wanted in ("all", d.state)  # an unverified answer reads as open (see bot.core.authority)
+            and (owner is None or d.owner.casefold() == owner.casefold())
             and (origin is None or fnmatch.fnmatchcase(d.origin, origin.lower()))
             and (since is None or (d.answer is not None and d.answer.at >= since))
         ]
@@ -561,7 +578,9 @@ class Backlog:
         empty = f"no {'' if wanted == 'all' else wanted + ' '}decisions" + (
             f" answered since {since.isoformat()}" if since is not None else ""
         )
-        return DecisionList(decisions=items, count=len(items))._told("\n".join(rows) if rows else empty)
+        hint = tracker.missing_hint() if not items and isinstance(tracker, BacklogHints) else None
+        listed = DecisionList(decisions=items, count=len(items))
+        return listed._told("\n".join(rows) if rows else empty + (f"; {hint}" if hint else ""))
 
     # -- acting as an owner ---------------------------------------------------------------------
     def resolve(
@@ -643,8 +662,9 @@ class Backlog:
         tracker = self.tracker
         if not isinstance(tracker, Syncing):
             raise InvalidInput("sync shares the embedded git backlog; on GitHub the issues are already shared")
-        synced = Synced(remote=remote, action=tracker.sync(remote))
-        return synced._told(f"{self.config.backlog_ref} <-> {remote}: {synced.action}")
+        result = tracker.sync(remote)
+        synced = Synced(remote=remote, action=result.action, ignored=list(result.ignored))
+        return synced._told(f"{self.config.backlog_ref} <-> {remote}: {result.summary()}")
 
     @staticmethod
     def schema() -> dict[str, Any]:

@@ -57,7 +57,7 @@ def open_backend(
         from bot.trackers.git import GitTracker
 
         config = _local_config(config_path, repo_path)
-        git_tracker = GitTracker.open(repo_path, ref=config.backlog_ref)
+        git_tracker = GitTracker.open(repo_path, ref=config.backlog_ref, config=config)
         return Backend("git", git_tracker, config, git_tracker.release)
     if name == "github":
         from bot.trackers.github import GitHubTracker

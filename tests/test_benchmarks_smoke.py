@@ -1,4 +1,4 @@
-"""The git backlog benchmark still runs (tiny sizes; the real run is `python benchmarks/git_backlog.py`)."""
+"""The git backlog benchmark still runs (one tiny size; the real run is `python benchmarks/git_backlog.py`)."""
 
 from __future__ import annotations
 
@@ -23,27 +23,22 @@ def bench() -> ModuleType:
     return module
 
 
-def test_the_quick_benchmark_measures_every_size(bench: ModuleType, tmp_path: Path) -> None:
-    rows = bench.run([20, 50], root=tmp_path)
-    assert [r.decisions for r in rows] == [20, 50]
-    for row in rows:
-        assert row.park_ms > 0
-        assert row.find_ms > 0
-        assert row.gate_ms > 0
-        assert row.loose_objects + row.packed_objects > 0
-    lines = bench.table(rows).splitlines()
-    assert lines[0].startswith("| decisions in backlog | time per park | time per lookup (find) | time per gate")
-    assert len(lines) == 4
-    assert lines[2].startswith("| 20 |")
-    assert lines[3].startswith("| 50 |")
+def test_the_benchmark_measures_whole_processes_and_prints_tables(bench: ModuleType, tmp_path: Path) -> None:
+    timed = frozenset({"list --state all --json", "iter_decisions()"})  # each is a whole process: keep it short
+    (row,) = bench.run([6], repeat=1, root=tmp_path, only=timed)
+    assert row.decisions == 6
+    assert row.commits_per_park == 1
+    assert 5 <= row.objects_per_park <= row.max_objects_per_park <= 10
+    assert row.git_kib > 0
+    assert set(row.commands) == timed
+    assert timed <= {*bench.COMMANDS, *bench.READERS}
+    for timing in row.commands.values():
+        assert timing.seconds > 0
+        assert timing.max_rss_kib > 10_000  # a whole Python process, measured by wait4
+    lines = bench.table([row]).splitlines()
+    assert lines[0].startswith("| decisions in backlog | new objects per park (mean / max) | commits per park |")
+    assert lines[2].startswith("| 6 | ")
+    assert any(line.startswith("| `parkbot list --state all --json` | ") for line in lines)
     assert list(tmp_path.iterdir()) == []  # the temporary repository is gone
-
-
-def test_the_command_line_prints_a_markdown_table(
-    bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert bench.main(["--sizes", "10"]) == 0
-    out = capsys.readouterr().out
-    assert "| 10 |" in out
     with pytest.raises(ValueError, match="at least 5"):
         bench.run([3])

@@ -26,7 +26,7 @@ from bot.core.errors import BackendFailure, ConcurrentChange, ExitCode, InvalidI
 from bot.core.models import Answer, LogEntry
 from bot.core.tracker import Tracker
 from bot.trackers import git as gitmod
-from bot.trackers.git import GitTracker, decision_path, links_path, notes_path
+from bot.trackers.git import GitTracker, decision_path, index_path, links_key, notes_path
 from tests.contract.test_lifecycle_contract import NOW, FailOnce
 from tests.git_helpers import (
     USER_EMAIL,
@@ -283,9 +283,13 @@ def test_notes_point_each_dependent_at_the_answer_once(tracker: GitTracker, conf
         assert note["target"] == target
         assert list(note["notes"]) == [DID]
         assert note["notes"][DID]["answer"] == "full_original"
-        # the blocking edge is gone from the links index
-        with pytest.raises(AssertionError):
-            run_git(tracker.repo.working_tree_dir, "cat-file", "-e", f"{REF}:{links_path(target)}")
+        # the blocking edge is gone from the index
+        where = f"{REF}:{index_path(links_key(target))}"
+        try:
+            bucket = json.loads(run_git(tracker.repo.working_tree_dir, "show", where))
+        except AssertionError:  # the bucket emptied and was removed
+            bucket = {}
+        assert links_key(target) not in bucket
 
 
 @pytest.mark.parametrize("step", ["record_answer", "point_dependents", "clear_blocking", "close"])
@@ -394,13 +398,19 @@ def test_lookups_do_not_read_the_whole_backlog(repo: git.Repo, config: Config) -
             park(tracker, config, origin=f"bulk-{i}", key="q", dependents=["agent/g"] if i == 0 else [])
         cold = GitTracker(repo)  # empty in-memory cache
         counter = Counter()
-        raw = cold._objects.raw
+        store = cold.backlog.store
+        read, read_many = store.read, store.read_many
 
-        def counting(sha: str, raw: Any = raw, counter: Counter = counter) -> bytes:
+        def counting(oid: str, read: Any = read, counter: Counter = counter) -> Any:
             counter["reads"] += 1
-            return raw(sha)
+            return read(oid)
 
-        cold._objects.raw = counting  # type: ignore[method-assign]
+        def counting_many(oids: Any, read_many: Any = read_many, counter: Counter = counter) -> Any:
+            counter["reads"] += len(oids)
+            return read_many(oids)
+
+        store.read = counting  # type: ignore[method-assign]
+        store.read_many = counting_many  # type: ignore[method-assign]
         assert cold.find("bulk-7-decision-q") is not None
         assert lifecycle.gate(cold, Config(), "branch:agent/g").state == "blocked"
         reads.append(counter["reads"])
@@ -410,26 +420,27 @@ def test_lookups_do_not_read_the_whole_backlog(repo: git.Repo, config: Config) -
 # --- concurrency -----------------------------------------------------------------------------
 
 
-class Interfering(GitTracker):
-    """Another writer commits between this tracker's read and its compare-and-swap."""
+def interfering(repo: git.Repo, times: int) -> GitTracker:
+    """A tracker with another writer committing between its read and its compare-and-swap."""
+    tracker = GitTracker(repo)
+    other = GitTracker(repo)
+    write_commit = tracker.backlog.write_commit
+    count = [0]
 
-    def __init__(self, repo: git.Repo, times: int) -> None:
-        super().__init__(repo)
-        self.times = times
-        self.other = GitTracker(repo)
-        self.n = 0
+    def commit_after_another_writer(*args: Any, **kwargs: Any) -> str:
+        if count[0] < times:
+            count[0] += 1
+            lifecycle.park(other, needs_input(origin=f"other-{count[0]}"), Config())
+        return write_commit(*args, **kwargs)
 
-    def _commit(self, tree: str, parents: list[str], message: str) -> str:
-        if self.n < self.times:
-            self.n += 1
-            lifecycle.park(self.other, needs_input(origin=f"other-{self.n}"), Config())
-        return super()._commit(tree, parents, message)
+    tracker.backlog.write_commit = commit_after_another_writer  # type: ignore[method-assign]
+    return tracker
 
 
 @pytest.mark.parametrize("transactions", [True, False], ids=["update-ref-stdin", "update-ref-per-write"])
 def test_a_lost_race_is_re_read_and_re_applied(repo: git.Repo, config: Config, transactions: bool) -> None:
-    tracker = Interfering(repo, times=3)
-    tracker._refs._transactions = transactions  # the fallback for git without `update-ref --stdin` transactions
+    tracker = interfering(repo, times=3)
+    tracker.backlog.refs.transactions = transactions  # the fallback for git without `update-ref --stdin` transactions
     park(tracker, config)
     ids = {d.id for d in tracker.iter_decisions()}
     assert ids == {DID, "other-1-decision-refund", "other-2-decision-refund", "other-3-decision-refund"}
@@ -438,7 +449,7 @@ def test_a_lost_race_is_re_read_and_re_applied(repo: git.Repo, config: Config, t
 
 
 def test_endless_contention_is_a_backend_failure_that_is_safe_to_rerun(repo: git.Repo, config: Config) -> None:
-    tracker = Interfering(repo, times=10_000)
+    tracker = interfering(repo, times=10_000)
     tracker.cas_attempts = 3
     with pytest.raises(BackendFailure, match="safe to run"):
         park(tracker, config)
@@ -453,20 +464,21 @@ WORKER = textwrap.dedent(
     from bot.core import lifecycle
     from bot.core.config import Config
     from bot.core.models import parse_result
-    from bot.trackers.git import GitTracker, _CasLost
+    from bot.trackers.git import GitTracker, CasLost
 
-    class Counting(GitTracker):
-        lost = 0
-
-        def _swap(self, old, new, message):
-            try:
-                super()._swap(old, new, message)
-            except _CasLost:
-                Counting.lost += 1
-                raise
-
+    lost = [0]
     repo, me, ready, go = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3]), pathlib.Path(sys.argv[4])
-    tracker = Counting.open(repo)
+    tracker = GitTracker.open(repo)
+    swap = tracker.backlog.refs.swap
+
+    def counting(*args):
+        try:
+            swap(*args)
+        except CasLost:
+            lost[0] += 1
+            raise
+
+    tracker.backlog.refs.swap = counting
     config = Config()
     results = []
     for i in range(10):
@@ -482,7 +494,7 @@ WORKER = textwrap.dedent(
     for result in results:
         outcome = lifecycle.park(tracker, result, config)
         print(outcome.decision.id, outcome.action, flush=True)
-    print("lost-races", Counting.lost, file=sys.stderr)
+    print("lost-races", lost[0], file=sys.stderr)
     """
 )
 
@@ -549,8 +561,8 @@ def test_open_decisions_by_origin_and_run(tracker: GitTracker, config: Config) -
     assert [d.key for d in tracker.open_decisions(origin="billing-42")] == ["b"]
 
 
-def test_the_log_is_appended_in_bounded_segments(tracker: GitTracker, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("bot.trackers.git.tracker.LOG_SEGMENT_LINES", 3)  # where append_log reads it
+def test_the_log_is_appended_in_bounded_segments(tracker: GitTracker) -> None:
+    tracker.backlog.segment_lines = 3
     entries = [
         LogEntry.model_validate({"at": f"2026-01-01T00:00:{n:02d}Z", "event": "parked", "origin": f"o-{n}"})
         for n in range(8)
@@ -559,7 +571,8 @@ def test_the_log_is_appended_in_bounded_segments(tracker: GitTracker, monkeypatc
         tracker.append_log(entry)
     assert [e.origin for e in tracker.iter_log()] == [f"o-{n}" for n in range(8)]
     files = run_git(tracker.repo.working_tree_dir, "ls-tree", "-r", "--name-only", REF, "log/").splitlines()
-    assert files == ["log/000000/00000000.jsonl", "log/000000/00000001.jsonl", "log/000000/00000002.jsonl"]
+    assert files == ["log/00000000.jsonl", "log/00000001.jsonl"]
+    assert run_git(tracker.repo.working_tree_dir, "show", f"{REF}:log.jsonl").count("\n") == 1  # the tail: 2 lines
     assert [e.origin for e in GitTracker(tracker.repo).iter_log()] == [f"o-{n}" for n in range(8)]  # cold read
 
 
@@ -595,12 +608,12 @@ def test_push_and_fetch_of_the_ref_share_the_backlog(clones: list[git.Repo], con
 def test_sync_merges_two_clones(clones: list[git.Repo], config: Config) -> None:
     a, b = clones
     ta, tb = GitTracker(a), GitTracker(b)
-    assert ta.sync() == "up-to-date"
+    assert ta.sync().action == "up-to-date"
     park(ta, config, dependents=["#1"])
-    assert ta.sync() == "pushed"
+    assert ta.sync().action == "pushed"
     park(tb, config, key="currency", title="Currency", dependents=["#1"])
-    assert tb.sync() == "merged"  # diverged: merged per file, then pushed
-    assert ta.sync() == "fetched"
+    assert tb.sync().action == "merged"  # diverged: merged per file, then pushed
+    assert ta.sync().action == "fetched"
     for tracker in (ta, tb):
         assert sorted(d.id for d in tracker.iter_decisions()) == ["billing-42-decision-currency", DID]
         assert sorted(d.id for d in tracker.linked_decisions("#1")) == ["billing-42-decision-currency", DID]
@@ -612,9 +625,9 @@ def test_sync_merges_two_clones(clones: list[git.Repo], config: Config) -> None:
     # Same decision changed on both sides: resolved beats open; a cleared edge stays cleared.
     resolve(ta, config)
     park(tb, config, dependents=["#1", "#2"], work_so_far={"more": True})
-    assert ta.sync() == "pushed"
-    assert tb.sync() == "merged"
-    assert ta.sync() == "fetched"
+    assert ta.sync().action == "pushed"
+    assert tb.sync().action == "merged"
+    assert ta.sync().action == "fetched"
     for tracker in (ta, tb):
         stored = tracker.find(DID)
         assert stored.state == "resolved"
@@ -622,37 +635,38 @@ def test_sync_merges_two_clones(clones: list[git.Repo], config: Config) -> None:
         assert set(stored.dependents) == {"#1", "#2"}
         assert [d.id for d in lifecycle.gate(tracker, Config(), "#1").blocking] == ["billing-42-decision-currency"]
         assert [e.event for e in tracker.iter_log()].count("resolved") == 1
-    assert ta.sync() == "up-to-date"
+    assert ta.sync().action == "up-to-date"
     assert run_git(path_of(a), "rev-parse", REF) == run_git(path_of(b), "rev-parse", REF)
 
 
-class RacingSync(GitTracker):
-    """Someone else pushes between this tracker's fetch and its push (once)."""
+def racing_sync(repo: git.Repo, other: GitTracker) -> GitTracker:
+    """A tracker whose first sync sees someone else push between its fetch and its push."""
+    tracker = GitTracker(repo)
+    fetch = tracker.syncer._fetch
+    raced = [False]
 
-    def __init__(self, repo: git.Repo, other: GitTracker) -> None:
-        super().__init__(repo)
-        self.other = other
-        self.raced = False
-
-    def _fetch(self, remote: str, tracking: str) -> str | None:
-        fetched = super()._fetch(remote, tracking)
-        if not self.raced:
-            self.raced = True
-            park(self.other, Config(), key="raced", title="Raced")
-            assert self.other.sync() in ("pushed", "merged")
+    def fetch_then_race(remote: str, tracking: str) -> str | None:
+        fetched = fetch(remote, tracking)
+        if not raced[0]:
+            raced[0] = True
+            park(other, Config(), key="raced", title="Raced")
+            assert other.sync().action in ("pushed", "merged")
         return fetched
+
+    tracker.syncer._fetch = fetch_then_race  # type: ignore[method-assign]
+    return tracker
 
 
 def test_sync_retries_when_the_remote_moves_before_the_push(clones: list[git.Repo], config: Config) -> None:
     a, b = clones
     park(GitTracker(a), config)
-    assert GitTracker(a).sync() == "pushed"
-    racing = RacingSync(b, other=GitTracker(a))
+    assert GitTracker(a).sync().action == "pushed"
+    racing = racing_sync(b, other=GitTracker(a))
     park(racing, config, key="currency", title="Currency")
-    assert racing.sync() == "merged"
+    assert racing.sync().action == "merged"
     expected = ["billing-42-decision-currency", "billing-42-decision-raced", DID]
     assert sorted(d.id for d in racing.iter_decisions()) == expected
-    assert GitTracker(a).sync() == "fetched"
+    assert GitTracker(a).sync().action == "fetched"
     assert sorted(d.id for d in GitTracker(a).iter_decisions()) == expected
 
 
@@ -666,9 +680,9 @@ def test_a_fresh_clone_syncs_by_fast_forward(clones: list[git.Repo], config: Con
     try:
         tracker = GitTracker(fresh)
         assert tracker.find(DID) is None  # a plain clone does not fetch refs/parkbot/*
-        assert tracker.sync() == "fetched"
+        assert tracker.sync().action == "fetched"
         assert tracker.find(DID) is not None
-        assert tracker.sync() == "up-to-date"
+        assert tracker.sync().action == "up-to-date"
     finally:
         fresh.close()
 

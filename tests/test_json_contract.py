@@ -112,7 +112,7 @@ CASES: list[tuple[str, list[str], str | None, int, str | None]] = [
     # the rest
     ("schema", ["schema"], None, 0, None),
     ("guide", ["guide"], None, 0, None),
-    ("sync with an unreachable remote", ["sync", "--remote", "nowhere"], None, 4, "backend_failure"),
+    ("sync with no such remote", ["sync", "--remote", "nowhere"], None, 2, "invalid"),
     ("report json", ["report"], None, 0, None),
     ("report bad since", ["report", "--since", "0d"], None, 2, "usage"),
     ("report conflicting format", ["report", "--format", "html"], None, 2, "invalid"),

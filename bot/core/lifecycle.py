@@ -40,7 +40,7 @@ from bot.core.models import (
     utcnow,
 )
 from bot.core.policy import budget_refusal, find_precedent
-from bot.core.tracker import DependentState, GateResult, Location, Pollable, PollToken, Tracker
+from bot.core.tracker import BacklogHints, DependentState, GateResult, Location, Pollable, PollToken, Tracker
 
 ParkAction = Literal["created", "updated", "unchanged"]
 ResolveAction = Literal["resolved", "completed", "unchanged"]
@@ -260,9 +260,12 @@ def _checked_id(decision_id: str) -> str:
         raise InvalidInput(str(exc)) from exc
 
 
-def _found(did: str, decision: Decision | None) -> Decision:
+def _found(did: str, decision: Decision | None, tracker: Tracker | None = None) -> Decision:
     if decision is None:
-        raise NotFound(f"no decision {did} in this backlog (check the id with `parkbot list`)")
+        hint = tracker.missing_hint() if isinstance(tracker, BacklogHints) else None
+        raise NotFound(
+            f"no decision {did} in this backlog" + (f": {hint}" if hint else " (check the id with `parkbot list`)")
+        )
     return decision
 
 
@@ -283,7 +286,7 @@ def _read(tracker: Tracker, config: Config, did: str) -> Decision | None:
 
 def _load(tracker: Tracker, config: Config, decision_id: str) -> Decision:
     did = _checked_id(decision_id)
-    return _found(did, _read(tracker, config, did))
+    return _found(did, _read(tracker, config, did), tracker)
 
 
 def interpret_answer(decision: Decision, value: str, command: Command) -> tuple[str, AnswerKind]:
@@ -667,7 +670,7 @@ def poll_answer(
         return answer_of(tracker, config, decision_id), None
     did = _checked_id(decision_id)
     decision, token = tracker.poll(did, previous if previous is not None and previous.decision_id == did else None)
-    return verify(tracker, config, _found(did, decision)), token
+    return verify(tracker, config, _found(did, decision, tracker)), token
 
 
 def resume_context(decision: Decision) -> dict[str, Any]:

@@ -300,11 +300,25 @@ class LoggedEvents(Protocol):
     def iter_logged_events(self) -> Iterator[LogEntry]: ...
 
 
+@dataclass(frozen=True)
+class SyncResult:
+    """What one ``sync`` did: ``action`` (``up-to-date``, ``fetched``, ``pushed``, ``merged``), and the
+    remote records it kept but that carry no authority (``<id>: unverified answer by ...``)."""
+
+    action: str
+    ignored: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        if not self.ignored:
+            return self.action
+        return f"{self.action}; ignored {len(self.ignored)} unverified record(s): " + "; ".join(self.ignored)
+
+
 @runtime_checkable
 class Syncing(Protocol):
     """Share the backlog with a remote (the embedded git backlog)."""
 
-    def sync(self, remote: str = "origin") -> str: ...
+    def sync(self, remote: str = "origin") -> SyncResult: ...
 
 
 @runtime_checkable
@@ -374,4 +388,13 @@ class OwnIdentityRecords(Protocol):
 
     def post_command(self, decision: Decision, text: str) -> str:
         """Post ``text`` (a comment command) on the decision as the credentials' owner; its URL."""
+        ...
+
+
+@runtime_checkable
+class BacklogHints(Protocol):
+    """Why a lookup may come back empty although the item exists elsewhere (a backlog not fetched yet)."""
+
+    def missing_hint(self) -> str | None:
+        """What to do when nothing was found, or None when an empty answer needs no explanation."""
         ...

@@ -1,18 +1,27 @@
-"""Contract harness for the embedded git backlog, on a real repository in a temporary folder."""
+"""Contract harnesses for the embedded git backlog, on real repositories in temporary folders.
+
+:class:`GitHarness` is the backlog as most repositories run it. :class:`SignedGitHarness` adds
+``answers.require_signed``: alice, carol and dana each have a real SSH key listed in an
+allowed-signers file, and every act is signed with the key of whoever :meth:`~SignedGitHarness.act_as`
+names (mallory's key is listed nowhere), so contract tests can check which records carry authority.
+"""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import git
 
-from bot.core.config import Config, Owners
+from bot.core.config import Answers, Config, Owners
 from bot.trackers.git import GitTracker
+
+HIERARCHY = {"alice": "carol", "carol": "dana"}
 
 
 class GitHarness:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, config: Config | None = None) -> None:
         self.repo = git.Repo.init(root, initial_branch="main")
         with self.repo.config_writer() as writer:
             writer.set_value("user", "name", "Alice")
@@ -20,8 +29,8 @@ class GitHarness:
         (root / "README").write_text("hello\n")
         self.repo.index.add(["README"])
         self.repo.index.commit("initial")
-        self.config = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol", "carol": "dana"})
-        self.tracker = GitTracker(self.repo, ref=self.config.backlog_ref)
+        self.config = config or Config(owners=Owners(default="alice"), hierarchy=dict(HIERARCHY))
+        self.tracker = GitTracker(self.repo, config=self.config)
 
     def make_dependent(self, name: str) -> str:
         self.repo.create_head(name, "main")
@@ -46,8 +55,50 @@ class GitHarness:
         """Nothing waits for a workflow here: acts are recorded at once."""
 
     def close(self) -> None:
+        self.tracker.release()
         self.repo.close()
+
+
+class SignedGitHarness(GitHarness):
+    """The git harness with signed answers: acts are signed with the key of :meth:`act_as`'s login."""
+
+    SIGNERS = ("alice", "carol", "dana")
+
+    def __init__(self, root: Path) -> None:
+        keys = root.parent / f"{root.name}-keys"
+        keys.mkdir(parents=True, exist_ok=True)
+        self.keys: dict[str, Path] = {}
+        for login in (*self.SIGNERS, "mallory"):
+            key = keys / login
+            if not key.exists():
+                subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", login, "-f", str(key)], check=True)
+            self.keys[login] = key
+        signers = keys / "allowed_signers"
+        lines = [
+            f"{login} {' '.join(self.keys[login].with_suffix('.pub').read_text().split()[:2])}"
+            for login in self.SIGNERS
+        ]
+        signers.write_text("\n".join(lines) + "\n")
+        config = Config(
+            owners=Owners(default="alice"),
+            hierarchy=dict(HIERARCHY),
+            answers=Answers(require_signed=True, allowed_signers=str(signers)),
+        )
+        super().__init__(root, config)
+        with self.repo.config_writer() as writer:
+            writer.set_value("gpg", "format", "ssh")
+        self.act_as("alice")
+
+    def act_as(self, login: str) -> None:
+        """Sign what comes next with ``login``'s key (any login but alice, carol and dana: an unlisted key)."""
+        key = self.keys.get(login, self.keys["mallory"])
+        with self.repo.config_writer() as writer:
+            writer.set_value("user", "signingkey", str(key))
 
 
 def make_git_harness(tmp_path: Path) -> GitHarness:
     return GitHarness(tmp_path / "repo")
+
+
+def make_signed_git_harness(tmp_path: Path) -> SignedGitHarness:
+    return SignedGitHarness(tmp_path / "repo")

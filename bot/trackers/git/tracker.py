@@ -8,17 +8,23 @@ question is handed back), ``review <id>: assumption <n> overridden by <who>``,
 ``resolve <id> (2/4): point <n> dependent(s) at the answer``,
 ``resolve <id> (3/4): clear blocking edges of <targets>``, ``resolve <id> (4/4): close``,
 ``abandon <id>: <reason>``, ``log: <event> <id>`` and ``sync: merge <remote> <ref>``. Every
-decision commit carries a ``Parkbot-Decision: <id>`` trailer. Author and committer are the git
-user (``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` respected), else ``parkbot <parkbot@localhost>``.
+decision commit carries a ``Parkbot-Decision: <id>`` trailer, and every commit that records an
+answer or an escalation a ``Parkbot-Record:`` trailer per record (:mod:`~bot.trackers.git.signatures`).
+A state change carries its question-log line in the same commit: a park is one commit.
 
-Concurrency: a mutation is a function of the tree it read. It is committed and published with a
-compare-and-swap of the ref (:mod:`bot.trackers.git.refs`); when the ref moved, the mutation is
-re-read and re-applied, then :class:`~bot.core.errors.BackendFailure` says it is safe to run again.
+Concurrency: a mutation is a function of the tree it read (:meth:`BacklogRepository.mutate`).
 Every step writes nothing when its effect is already there, so a re-run adds no commit. ``create``
-raises :class:`~bot.core.errors.ConcurrentChange` when the decision appeared meanwhile, and ``update``
-when it was resolved meanwhile (a stale re-filing never reopens a resolved decision).
+raises :class:`~bot.core.errors.ConcurrentChange` when the decision appeared meanwhile, ``update``
+when it was resolved meanwhile (a stale re-filing never reopens a resolved decision), and
+``record_answer`` when a different answer that carries authority was recorded meanwhile.
 
-Gates: a dependent is linked to a decision through the links index (the ``dependents`` of a parked
+Signed answers: with ``answers.require_signed``, writes that record an answer or an escalation
+are signed with the user's git signing setup (refused, exit 2, when that fails), and every answer
+and escalation read back carries a :class:`~bot.core.models.Proof` checked against the
+allowed-signers file of the checkout (never the backlog ref). A record without authority does not
+stop an owner: the owner's signed answer replaces it.
+
+Gates: a dependent is linked to a decision through the index (the ``dependents`` of a parked
 result) or, for a branch, through ``Blocked-by: <decision-id>`` trailers on the commits in
 ``<base>..<branch>`` (all of the branch's commits when there is no base or the branch is the base;
 the base is origin's HEAD, else ``main``, else ``master``). A trailer naming an id the backlog does
@@ -26,57 +32,44 @@ not hold (not parked yet, not fetched, a typo, or not an id at all) yields a pla
 decision titled "unknown decision (not in the backlog)": the gate fails closed. ``gate`` on a
 branch that is not in the repository is an InvalidInput; while parking, such a dependent (named
 before it was pushed) is linked through the index only.
-
-Loose objects: like ``git commit``, about one write in 256 runs ``git gc --auto``, which packs (in
-the background, as git does) once git's own threshold of loose objects is exceeded; ``auto_gc=False``
-turns it off. (Packing exactly the objects a long-lived writer created, in a thread, was measured
-and found slower on this 2-core machine: the simple way stays.)
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import git
-from git.exc import GitCommandError, InvalidGitRepositoryError, NoSuchPathError
-from tenacity import RetryError, Retrying
+from git.exc import InvalidGitRepositoryError, NoSuchPathError
 
 from bot.core.authority import Actor
-from bot.core.errors import BackendFailure, ConcurrentChange, InvalidInput, NotFound
+from bot.core.config import Config
+from bot.core.errors import ConcurrentChange, InvalidInput, NotFound
 from bot.core.identity import SEPARATOR
-from bot.core.models import Answer, Decision, LogEntry, utcnow
-from bot.core.tracker import DependentState, GateResult, Location, Role
+from bot.core.models import Answer, Decision, Escalation, LogEntry, utcnow
+from bot.core.tracker import DependentState, GateResult, Location, Role, SyncResult
 from bot.trackers.git.layout import (
-    _ID_PATTERN,
     DEFAULT_REF,
-    _check_id,
-    _dump,
+    ID_PATTERN,
     answer_path,
+    check_id,
     decision_path,
-    links_path,
-    log_segment_path,
     normalize_target,
-    notes_path,
-    origin_path,
     precedent_paths,
-    run_path,
 )
-from bot.trackers.git.objects import TREE_MODE, _Objects, _Snapshot, _Tx
-from bot.trackers.git.refs import _BAD_REF, CAS_ATTEMPTS, CAS_SECONDS, ZERO_SHA, _RefReader, _RefUpdater, retrying
-from bot.trackers.git.sync import _Sharing
+from bot.trackers.git.proofs import Prover
+from bot.trackers.git.refs import check_backlog_ref
+from bot.trackers.git.repository import BacklogRepository, Change
+from bot.trackers.git.signatures import Verifier, fingerprint, record_trailer
+from bot.trackers.git.sync import Syncer
+from bot.trackers.git.view import BacklogEdit, BacklogView
 
-FALLBACK_IDENTITY = ("parkbot", "parkbot@localhost")
 UNKNOWN_TITLE = "unknown decision (not in the backlog)"
-#: A log segment is sealed (a new one started) at this many lines or bytes, so an append rewrites a bounded blob.
-LOG_SEGMENT_LINES = 64
-LOG_SEGMENT_BYTES = 32 * 1024
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: How many decisions ``iter_decisions`` proves in one batch (one signature lookup per batch).
+PROOF_BATCH = 512
 
 
 def _one_line(text: str, limit: int = 60) -> str:
@@ -104,7 +97,21 @@ def _placeholder(raw: str) -> Decision:
     )
 
 
-class GitTracker(_Sharing):
+def _needs_signature(answer: Answer) -> bool:
+    """An answer someone gave must be signed (with ``require_signed``); one applied from a precedent has
+    no one to sign it, so it is written unsigned and carries no authority: the decision stays open."""
+    return answer.kind != "precedent"
+
+
+def _new_hops(decision: Decision, standing: list[Escalation]) -> list[Escalation]:
+    """The escalations ``decision`` records that are not among the ``standing`` ones (by fingerprint, not
+    count: with signed answers the lifecycle writes back only the hops that carry authority, and an
+    owner's hop identical to a forged one must be recorded, and signed, again)."""
+    known = {fingerprint("escalation", decision.id, hop) for hop in standing}
+    return [hop for hop in decision.escalations if fingerprint("escalation", decision.id, hop) not in known]
+
+
+class GitTracker:
     """The :class:`~bot.core.tracker.Tracker` of the embedded backlog (layout, rules: the package docstrings)."""
 
     backend = "git"
@@ -113,29 +120,52 @@ class GitTracker(_Sharing):
         self,
         repo: git.Repo,
         *,
-        ref: str = DEFAULT_REF,
+        ref: str | None = None,
         base: str | None = None,
         auto_gc: bool = True,
+        config: Config | None = None,
+        allowed_signers: str | Path | None = None,
     ) -> None:
-        if not ref.startswith("refs/") or _BAD_REF.search(ref):
-            raise InvalidInput(f"{ref!r} is not a usable ref name; use a full ref such as {DEFAULT_REF}")
+        self.config = config or Config()
+        self.ref = check_backlog_ref(ref or self.config.backlog_ref, DEFAULT_REF)
         self.repo = repo
-        self.ref = ref
-        self.auto_gc = auto_gc
-        #: Bounds of the compare-and-swap retry loop (attempts, seconds).
-        self.cas_attempts = CAS_ATTEMPTS
-        self.cas_seconds = CAS_SECONDS
+        self.backlog = BacklogRepository(repo, self.ref)
+        self.backlog.packer.enabled = auto_gc
         self._base_arg = base
         self._base: str | None = None
         self._base_known = False
-        self._identity: tuple[str | None, str | None] | None = None
-        self._objects = _Objects(repo)
-        self._refs = _RefUpdater(repo)
         self._owns_repo = False
-        self._ref_reader = _RefReader(Path(repo.common_dir))
+        verifier = None
+        if self.config.answers.require_signed:
+            signers = self._signers_path(allowed_signers or self.config.answers.allowed_signers)
+            verifier = Verifier(self.backlog.git, self.ref, signers, self.backlog.state_dir / "signatures")
+            self.backlog.sign_answers = True
+            self.backlog.allowed_signers_name = str(signers)
+        self.prover = Prover(verifier, self.config)
+        self.syncer = Syncer(self.backlog, self.prover)
+
+    def _signers_path(self, path: str | Path) -> Path:
+        """The allowed-signers file, relative to the top of the checkout (reviewed code), never the backlog ref."""
+        candidate = Path(path).expanduser()
+        if candidate.is_absolute():
+            return candidate
+        root = self.repo.working_tree_dir
+        if root is None:
+            raise InvalidInput(
+                f"answers.allowed_signers is {str(path)!r}, relative to a checkout, but this repository is bare: "
+                "give it as an absolute path"
+            )
+        return Path(root) / candidate
 
     @classmethod
-    def open(cls, path: str | Path = ".", *, ref: str = DEFAULT_REF, base: str | None = None) -> GitTracker:
+    def open(
+        cls,
+        path: str | Path = ".",
+        *,
+        ref: str | None = None,
+        base: str | None = None,
+        config: Config | None = None,
+    ) -> GitTracker:
         """The backlog of the repository containing ``path`` (parent directories are searched)."""
         try:
             repo = git.Repo(path, search_parent_directories=True)
@@ -143,13 +173,17 @@ class GitTracker(_Sharing):
             raise InvalidInput(
                 f"{Path(path).resolve()} is not inside a git repository; run `git init` or pass --backend github"
             ) from exc
-        tracker = cls(repo, ref=ref, base=base)
+        try:
+            tracker = cls(repo, ref=ref, base=base, config=config)
+        except BaseException:
+            repo.close()
+            raise
         tracker._owns_repo = True
         return tracker
 
     def release(self) -> None:
         """Stop the helper processes (and the repository's, when :meth:`open` created it)."""
-        self._refs.close()
+        self.backlog.close()
         if self._owns_repo:
             self.repo.close()
 
@@ -159,35 +193,19 @@ class GitTracker(_Sharing):
     def __exit__(self, *exc: object) -> None:
         self.release()
 
-    # -- identity ---------------------------------------------------------------------------
+    @property
+    def cas_attempts(self) -> int:
+        return self.backlog.cas_attempts
 
-    def _user(self) -> tuple[str | None, str | None]:
-        """``user.name`` and ``user.email`` from git config (one process, remembered)."""
-        if self._identity is None:
-            out = self.repo.git.config("--get-regexp", r"^user\.(name|email)$", with_exceptions=False)
-            values: dict[str, str] = {}
-            for line in out.splitlines():
-                key, _, value = line.partition(" ")
-                if value.strip():
-                    values[key.lower()] = value.strip()
-            self._identity = (values.get("user.name"), values.get("user.email"))
-        return self._identity
+    @cas_attempts.setter
+    def cas_attempts(self, value: int) -> None:
+        self.backlog.cas_attempts = value
 
-    def _signature(self, role: str) -> str:
-        name, email = self._user()
-        name = os.environ.get(f"GIT_{role}_NAME") or name or FALLBACK_IDENTITY[0]
-        email = os.environ.get(f"GIT_{role}_EMAIL") or email or FALLBACK_IDENTITY[1]
-        clean = str.maketrans("", "", "<>\n")
-        offset = datetime.now().astimezone().utcoffset()
-        minutes = int(offset.total_seconds() // 60) if offset else 0
-        sign = "-" if minutes < 0 else "+"
-        tz = f"{sign}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
-        stamp = int(datetime.now(UTC).timestamp())
-        return f"{name.translate(clean).strip()} <{email.translate(clean).strip()}> {stamp} {tz}"
+    # -- identity and authority facts ----------------------------------------------------------------
 
     def default_owner(self) -> str:
-        name, email = self._user()
-        owner = email or name
+        settings = self.backlog.settings()
+        owner = settings.email or settings.name
         if not owner:
             raise InvalidInput(
                 "no git user is configured, so nobody owns new decisions: run "
@@ -215,135 +233,115 @@ class GitTracker(_Sharing):
     def location(self, decision: Decision) -> Location:
         return Location(backend=self.backend, ref=self.ref, path=decision_path(decision.id))
 
-    # -- reading ------------------------------------------------------------------------------
+    def verifies_signatures(self) -> bool:
+        """:class:`~bot.core.authority.SignedRecords`: True when answers must be signed."""
+        return self.prover.active
 
-    def _ref_sha(self, ref: str) -> str | None:
-        """A ref's commit, read like git does: the loose file, else ``packed-refs`` (never cached stale)."""
-        return self._ref_reader.sha(ref)
+    def missing_hint(self) -> str | None:
+        """:class:`~bot.core.tracker.BacklogHints`: how to fetch a backlog a fresh clone does not have."""
+        if self.backlog.tip() is not None:
+            return None
+        remotes = self.backlog.git.output("remote").split()
+        if not remotes:
+            return None
+        remote = "origin" if "origin" in remotes else remotes[0]
+        sync = "parkbot sync" if remote == "origin" else f"parkbot sync --remote {remote}"
+        return (
+            f"this repository has no {self.ref} yet (a clone does not fetch it): fetch it with `{sync}` "
+            f"or `git fetch {remote} {self.ref}:{self.ref}`"
+        )
 
-    def _snapshot(self) -> _Snapshot:
-        return _Snapshot(self._objects, self._ref_sha(self.ref))
+    # -- reading --------------------------------------------------------------------------------------
 
-    @staticmethod
-    def _decision_at(reader: _Snapshot | _Tx, decision_id: str) -> Decision | None:
-        data = reader.read(decision_path(decision_id))
-        return Decision.from_json(data) if data is not None else None
+    def _view(self) -> BacklogView:
+        return BacklogView(self.backlog.snapshot(), self.ref)
 
-    @staticmethod
-    def _answer_at(reader: _Snapshot | _Tx, decision_id: str) -> Answer | None:
-        data = reader.read(answer_path(decision_id))
-        return Answer.model_validate_json(data) if data is not None else None
-
-    @staticmethod
-    def _link_ids(reader: _Snapshot | _Tx, target: str) -> list[str]:
-        data = reader.read(links_path(target))
-        return list(json.loads(data)["decisions"]) if data is not None else []
+    def _prove(self, decisions: list[Decision], view: BacklogView) -> list[Decision]:
+        return self.prover.prove(decisions, view.snapshot.commit)
 
     def find(self, decision_id: str) -> Decision | None:
-        return self._decision_at(self._snapshot(), _check_id(decision_id))
+        view = self._view()
+        found = view.decision(check_id(decision_id))
+        return self._prove([found], view)[0] if found is not None else None
 
     def recorded_answer(self, decision: Decision) -> Answer | None:
-        snapshot = self._snapshot()
-        answer = self._answer_at(snapshot, decision.id)
-        if answer is not None:
-            return answer
-        stored = self._decision_at(snapshot, decision.id) or decision
-        return stored.answer if stored.state == "resolved" else None
+        """The answer file of step (a), else the resolved decision's answer; one that verifies first."""
+        view = self._view()
+        stored = view.decision(decision.id) or decision
+        candidates = [a for a in (view.answer(decision.id), stored.answer if stored.state == "resolved" else None) if a]
+        if not self.prover.active:
+            return candidates[0] if candidates else None
+        tip = view.snapshot.commit
+        proven = [self.prover.prove_answer(decision.id, a, tip) for a in candidates]
+        return next((a for a in proven if a.proof is not None and a.proof.good), proven[0] if proven else None)
 
     def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
-        """Every decision, in storage order (by hash bucket), optionally only those in ``state``."""
-        snapshot = self._snapshot()
-        for bucket, (mode, bucket_sha) in snapshot.listdir("decisions").items():
-            if mode != TREE_MODE:
-                continue
-            for name, (file_mode, blob) in self._objects.tree(bucket_sha).items():
-                if file_mode == TREE_MODE or not name.endswith(".json"):
-                    continue
-                try:
-                    decision = Decision.from_json(self._objects.raw(blob))
-                except ValueError as exc:
-                    raise BackendFailure(f"decisions/{bucket}/{name} on {self.ref} is not a valid decision") from exc
-                if state is None or decision.state == state:
-                    yield decision
+        """Every decision (``open``: only the open ones, read through the index), in storage order.
+
+        With signed answers, ``open`` also yields the decisions stored as resolved whose answer carries
+        no authority (the core reads them as open), so it scans every decision instead.
+        """
+        view = self._view()
+        ids = view.open_ids() if state == "open" and not self.prover.active else None
+        source = iter(view.decisions(ids)) if ids is not None else view.all_decisions()
+        batch: list[Decision] = []
+        for decision in source:
+            if state is None or decision.state == state or (state == "open" and decision.state == "resolved"):
+                batch.append(decision)
+            if len(batch) >= PROOF_BATCH:
+                yield from self._select(self._prove(batch, view), state, view)
+                batch = []
+        yield from self._select(self._prove(batch, view), state, view)
+
+    def _select(self, decisions: list[Decision], state: str | None, view: BacklogView) -> list[Decision]:
+        if state != "open":
+            return decisions
+        tip = view.snapshot.commit
+        return [d for d in decisions if d.state == "open" or not self.prover.resolution_counts(d, tip)]
 
     def open_decisions(self, *, origin: str, run: str | None = None) -> list[Decision]:
-        """Open decisions of this origin or this run, read through the origin/run indexes (not a scan)."""
-        snapshot = self._snapshot()
-        ids: list[str] = []
-        for path in [origin_path(origin), *([run_path(run)] if run else [])]:
-            data = snapshot.read(path)
-            ids += json.loads(data)["decisions"] if data is not None else []
-        found = (self._decision_at(snapshot, did) for did in dict.fromkeys(ids))
-        return [
-            d
-            for d in found
-            if d is not None and d.state == "open" and (d.origin == origin or (run is not None and d.run == run))
-        ]
+        """Open decisions of this origin or this run, read through the index (not a scan)."""
+        view = self._view()
+        found = view.decisions(view.candidate_ids(origin, run))
+        return [d for d in found if d.state == "open" and (d.origin == origin or (run is not None and d.run == run))]
 
-    # -- the question log -----------------------------------------------------------------------
-
-    @staticmethod
-    def _log_tail(snapshot: _Snapshot) -> tuple[int, str | None]:
-        """The sequence number and blob of the last log segment (-1, None when the log is empty)."""
-        groups = snapshot.listdir("log")
-        if not groups:
-            return -1, None
-        group = max(groups)
-        segments = snapshot.objects.tree(groups[group][1]) if groups[group][0] == TREE_MODE else {}
-        if not segments:
-            return -1, None
-        name = max(segments)
-        return int(name.removesuffix(".jsonl")), segments[name][1]
-
-    def _log_into(self, tx: _Tx, entry: LogEntry) -> None:
-        """Stage one line at the end of the log (a full segment is sealed and a new one started)."""
-        line = (entry.model_dump_json(exclude_none=True) + "\n").encode("utf-8")
-        seq, blob = self._log_tail(tx.snapshot)
-        staged = tx.changes.get(log_segment_path(seq)) if seq >= 0 else None
-        data = staged if staged is not None else (self._objects.raw(blob) if blob else b"")
-        if seq < 0 or data.count(b"\n") >= LOG_SEGMENT_LINES or len(data) + len(line) > LOG_SEGMENT_BYTES:
-            seq, data = seq + 1, b""
-        tx.write(log_segment_path(seq), data + line)
-        if entry.event == "resolved":
-            for path in precedent_paths(entry.key, entry.question):
-                tx.write(path, (tx.read(path) or b"") + line)
+    # -- the question log -----------------------------------------------------------------------------
 
     def append_log(self, entry: LogEntry) -> None:
         """One line that no state change carries (a refusal), as a commit of its own."""
 
-        def change(tx: _Tx) -> str:
-            self._log_into(tx, entry)
-            return f"log: {entry.event} {entry.decision or entry.origin}"
+        def change(edit: BacklogEdit) -> Change:
+            edit.append_log(entry)
+            trailers = [f"Parkbot-Decision: {entry.decision}"] if entry.decision else []
+            return Change(f"log: {entry.event} {entry.decision or entry.origin}", trailers)
 
-        self._mutate(entry.decision, change)
+        self.backlog.mutate(change)
 
     def iter_log(self, *, about: Decision | None = None) -> Iterator[LogEntry]:
-        """Every line, oldest first. Parsed segments are cached by blob id (content-addressed).
+        """Every line, oldest first (one pipelined read of the log files).
 
         With ``about``, only the resolutions indexed under its key or its normalized question: the
         precedent candidates, read from two small files however long the log grows.
         """
-        snapshot = self._snapshot()
+        view = self._view()
         if about is not None:
             seen: set[bytes] = set()
             for path in precedent_paths(about.key, about.question):
-                for line in (snapshot.read(path) or b"").splitlines():
-                    if line.strip() and line not in seen:
-                        seen.add(line)
-                        yield LogEntry.model_validate_json(line)
+                data = view.snapshot.read(path) or b""
+                fresh = [line for line in data.splitlines() if line.strip() and line not in seen]
+                seen.update(fresh)
+                yield from view.parse_log(b"\n".join(fresh), path)
             return
-        for _, (mode, group) in sorted(snapshot.listdir("log").items()):
-            if mode != TREE_MODE:
-                continue
-            for name, (file_mode, blob) in sorted(self._objects.tree(group).items()):
-                if file_mode != TREE_MODE and name.endswith(".jsonl"):
-                    yield from self._objects.log_segment(blob)
+        files = view.log_files()
+        contents = dict(self.backlog.store.read_many(list(dict.fromkeys(oid for _, oid in files))))
+        for path, oid in files:
+            yield from view.parse_log(contents[oid], path)
 
-    # -- gates --------------------------------------------------------------------------------
+    # -- gates ----------------------------------------------------------------------------------------
 
     def _full_ref(self, name: str) -> str | None:
         candidates = [name] if name.startswith("refs/") else [f"refs/heads/{name}", f"refs/remotes/{name}"]
-        return next((ref for ref in candidates if self._ref_sha(ref) is not None), None)
+        return next((ref for ref in candidates if self.backlog.ref_sha(ref) is not None), None)
 
     def base(self) -> str | None:
         """The ref a dependent branch is compared with: origin's HEAD, else ``main``, else ``master``."""
@@ -357,10 +355,10 @@ class GitTracker(_Sharing):
 
     def _remote_head(self) -> str | None:
         try:
-            text = (Path(self.repo.common_dir) / "refs/remotes/origin/HEAD").read_text(encoding="utf-8").strip()
+            text = (self.backlog.common / "refs/remotes/origin/HEAD").read_text(encoding="utf-8").strip()
         except OSError:
             return None
-        if text.startswith("ref: ") and self._ref_sha(text[5:]) is not None:
+        if text.startswith("ref: ") and self.backlog.ref_sha(text[5:]) is not None:
             return text[5:]
         return None
 
@@ -372,207 +370,161 @@ class GitTracker(_Sharing):
         """
         if branch.startswith("-") or any(c.isspace() for c in branch):
             raise InvalidInput(f"{branch!r} is not a branch name")
+        git_ = self.backlog.git
         rev = self._full_ref(branch)
         if rev is None:  # a commit id or another revision: ask git (rare, so one more process is fine)
-            status, out, _ = self.repo.git.rev_parse(
-                "--verify", "--quiet", f"{branch}^{{commit}}", with_extended_output=True, with_exceptions=False
-            )
-            if status != 0:
+            done = git_.run("rev-parse", "--verify", "--quiet", f"{branch}^{{commit}}", check=False)
+            if done.returncode != 0:
                 if not strict:
                     return []
                 raise InvalidInput(
                     f"branch {branch!r} is not in this repository (neither refs/heads/{branch}, "
                     f"refs/remotes/{branch} nor a commit): fetch it, or name it as a full ref"
                 )
-            rev = out.strip()
+            rev = done.stdout.decode("ascii").strip()
         base = self.base()
         spec = rev if base is None or base == rev else f"{base}..{rev}"
-        try:
-            out = self.repo.git.log("--no-show-signature", "--format=%(trailers:key=Blocked-by,valueonly)", spec, "--")
-        except GitCommandError as exc:
-            raise InvalidInput(f"cannot read the commits {spec} (is the base {base!r} valid?): {exc.stderr}") from exc
+        done = git_.run(
+            "log", "--no-show-signature", "--format=%(trailers:key=Blocked-by,valueonly)", spec, "--", check=False
+        )
+        if done.returncode != 0:
+            stderr = done.stderr.decode("utf-8", "replace").strip()
+            raise InvalidInput(f"cannot read the commits {spec} (is the base {base!r} valid?): {stderr}")
+        out = done.stdout.decode("utf-8", "replace")
         return [value.lower() for value in re.split(r"[\s,]+", out) if value]
 
-    def _linked(self, snapshot: _Snapshot, target: str, *, strict: bool) -> list[Decision]:
-        ids = self._link_ids(snapshot, target)
+    def _linked(self, view: BacklogView, target: str, *, strict: bool) -> list[Decision]:
+        ids = view.link_ids(target)
         if target.startswith("branch:"):
             ids += self._trailer_ids(target.removeprefix("branch:"), strict=strict)
-        linked: list[Decision] = []
-        for raw in dict.fromkeys(ids):
-            decision = self._decision_at(snapshot, raw) if _ID_PATTERN.match(raw) else None
-            linked.append(decision or _placeholder(raw))
-        return linked
+        unique = list(dict.fromkeys(ids))
+        found = {d.id: d for d in view.decisions(i for i in unique if ID_PATTERN.match(i))}
+        return self._prove([found.get(raw) or _placeholder(raw) for raw in unique], view)
 
     def linked_decisions(self, target: str) -> list[Decision]:
-        """Decisions from the links index plus, for a branch, its ``Blocked-by:`` trailers.
+        """Decisions from the index plus, for a branch, its ``Blocked-by:`` trailers.
 
         Unknown ids in trailers come back as open placeholder decisions (the gate fails closed).
         A branch that cannot be read is an :class:`InvalidInput`.
         """
-        return self._linked(self._snapshot(), normalize_target(target), strict=True)
+        return self._linked(self._view(), normalize_target(target), strict=True)
 
     def _states(self, targets: Iterable[str], decision_id: str) -> list[DependentState]:
         """What still links each dependent besides ``decision_id`` (the core evaluates the gates)."""
-        snapshot = self._snapshot()
+        view = self._view()
         return [
-            DependentState(
-                target, tuple(d for d in self._linked(snapshot, target, strict=False) if d.id != decision_id)
-            )
+            DependentState(target, tuple(d for d in self._linked(view, target, strict=False) if d.id != decision_id))
             for target in dict.fromkeys(targets)
         ]
 
     def publish_gate(self, result: GateResult) -> None:
         """Nothing to write: ``parkbot gate`` reports the result and its exit code."""
 
-    # -- writing ------------------------------------------------------------------------------
+    # -- writing --------------------------------------------------------------------------------------
 
-    def _commit(self, tree: str, parents: list[str], message: str) -> str:
-        lines = [f"tree {tree}", *(f"parent {p}" for p in parents)]
-        lines.append(f"author {self._signature('AUTHOR')}")
-        lines.append(f"committer {self._signature('COMMITTER')}")
-        body = "\n".join(lines) + "\n\n" + message.rstrip("\n") + "\n"
-        return self._objects.write(b"commit", body.encode("utf-8"))
+    def _tip(self, edit: BacklogEdit) -> str | None:
+        return edit.snapshot.commit
 
-    def _swap(self, old: str | None, new: str, message: str) -> None:
-        """Compare-and-swap the backlog ref: atomic in git, fails if another writer moved it."""
-        self._refs.swap(self.ref, new, old or ZERO_SHA)
-        if self.auto_gc and new.startswith("00"):
-            self._gc_auto()
-
-    def _gc_auto(self) -> None:
-        """What ``git commit`` does now and then: let git pack and tidy once its thresholds are exceeded."""
-        with contextlib.suppress(GitCommandError):  # packing is an optimisation, never a reason to fail
-            self.repo.git.gc("--auto", "--quiet")
-
-    def _retrying(self, attempts: int | None = None) -> Retrying:
-        return retrying(attempts or self.cas_attempts, self.cas_seconds)
-
-    def _mutate(self, decision_id: str | None, change: Callable[[_Tx], str | None]) -> str | None:
-        """Apply ``change`` to the current tree and commit it; re-read and re-apply on a lost race.
-
-        ``change`` returns the commit subject, or None when there is nothing to write. Returns the
-        new commit, or None when nothing changed (so a repeated step writes no commit).
-        """
-        try:
-            for attempt in self._retrying():
-                with attempt:
-                    snapshot = self._snapshot()
-                    tx = _Tx(snapshot)
-                    subject = change(tx)
-                    if subject is None or not tx.changes:
-                        return None
-                    tree = tx.build()
-                    if tree == snapshot.tree:
-                        return None
-                    message = subject
-                    if decision_id:
-                        message += f"\n\nParkbot-Decision: {decision_id}"
-                    commit = self._commit(tree, [snapshot.commit] if snapshot.commit else [], message)
-                    self._swap(snapshot.commit, commit, subject)
-                    return commit
-        except RetryError as exc:
-            raise BackendFailure(
-                f"{self.ref} kept changing under concurrent writers ({self.cas_attempts} attempts); "
-                "nothing was lost and it is safe to run the command again"
-            ) from exc
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _require(self, tx: _Tx, decision: Decision) -> Decision:
-        stored = self._decision_at(tx, decision.id)
+    def _require(self, edit: BacklogEdit, decision: Decision) -> Decision:
+        stored = edit.decision(decision.id)
         if stored is None:
             raise NotFound(f"no decision {decision.id} on {self.ref}")
         return stored
 
-    @staticmethod
-    def _add_edges(tx: _Tx, decision_id: str, targets: Iterable[str]) -> list[str]:
-        added = []
-        for target in dict.fromkeys(normalize_target(t) for t in targets):
-            path = links_path(target)
-            ids = GitTracker._link_ids(tx, target)
-            if decision_id not in ids:
-                tx.write(path, _dump({"target": target, "decisions": sorted([*ids, decision_id])}))
-                added.append(target)
-        return added
-
-    @staticmethod
-    def _index(tx: _Tx, decision: Decision) -> None:
-        """Record the decision under its origin and its run (never removed; readers filter by state)."""
-        keys = [("origin", decision.origin, origin_path(decision.origin))]
-        if decision.run:
-            keys.append(("run", decision.run, run_path(decision.run)))
-        for field, value, path in keys:
-            data = tx.read(path)
-            ids = json.loads(data)["decisions"] if data is not None else []
-            if decision.id not in ids:
-                tx.write(path, _dump({field: value, "decisions": sorted([*ids, decision.id])}))
+    def _resolved_for_good(self, edit: BacklogEdit, stored: Decision) -> bool:
+        """Resolved with an answer that carries authority (with signed answers, a forged one does not)."""
+        return stored.state == "resolved" and (
+            not self.prover.active or self.prover.resolution_counts(stored, self._tip(edit))
+        )
 
     def create(self, decision: Decision, log: LogEntry) -> Location:
-        def change(tx: _Tx) -> str:
-            path = decision_path(decision.id)
-            if tx.read(path) is not None:
+        def change(edit: BacklogEdit) -> Change:
+            if edit.decision(decision.id) is not None:
                 raise ConcurrentChange(f"decision {decision.id} was filed by another writer meanwhile")
-            tx.write(path, decision.to_json().encode("utf-8"))
-            self._add_edges(tx, decision.id, decision.dependents)
-            self._index(tx, decision)
-            self._log_into(tx, log)
-            return f"park: created {decision.id}\n\n{_one_line(decision.title, 200)}"
+            edit.put_decision(decision, None)
+            edit.add_edges(decision.id, decision.dependents)
+            edit.append_log(log)
+            return Change(
+                f"park: created {decision.id}\n\n{_one_line(decision.title, 200)}", [f"Parkbot-Decision: {decision.id}"]
+            )
 
-        self._mutate(decision.id, change)
+        self.backlog.mutate(change)
         return self.location(decision)
 
     def update(self, decision: Decision, log: LogEntry | None = None) -> Location:
-        def change(tx: _Tx) -> str:
-            stored = self._decision_at(tx, decision.id)
-            if stored is not None and stored.state == "resolved" and decision.state != "resolved":
+        def change(edit: BacklogEdit) -> Change:
+            stored = edit.decision(decision.id)
+            if stored is not None and decision.state != "resolved" and self._resolved_for_good(edit, stored):
                 raise ConcurrentChange(f"decision {decision.id} was resolved meanwhile")
             dependents = list(dict.fromkeys([*(stored.dependents if stored else []), *decision.dependents]))
             merged = decision.model_copy(update={"dependents": dependents})
-            tx.write(decision_path(decision.id), merged.to_json().encode("utf-8"))
-            self._add_edges(tx, decision.id, decision.dependents)
-            self._index(tx, decision)
+            edit.put_decision(merged, stored)
+            edit.add_edges(decision.id, decision.dependents)
             if log is not None:
-                self._log_into(tx, log)
-            if stored is not None and len(decision.escalations) > len(stored.escalations):
-                hop = decision.escalations[-1]
+                edit.append_log(log)
+            hops = _new_hops(decision, self.prover.standing_escalations(stored, self._tip(edit)) if stored else [])
+            overridden = stored is not None and len(decision.overrides) > len(stored.overrides)
+            records = [record_trailer("escalation", decision.id, hop) for hop in hops]
+            trailers = [f"Parkbot-Decision: {decision.id}", *records]
+            signed = bool(hops) or overridden
+            if stored is not None and hops:
+                hop = hops[-1]
                 verb = "return" if hop.kind == "return" else "escalate"
-                return f"{verb} {decision.id}: {hop.from_owner} -> {hop.to_owner}"
-            if stored is not None and len(decision.overrides) > len(stored.overrides):
+                subject = f"{verb} {decision.id}: {hop.from_owner} -> {hop.to_owner}"
+                return Change(subject, trailers, signed, always=True)
+            if overridden:
                 override = decision.overrides[-1]
-                return f"review {decision.id}: assumption {override.assumption} overridden by {override.by}"
+                subject = f"review {decision.id}: assumption {override.assumption} overridden by {override.by}"
+                return Change(subject, trailers, signed)
             if stored is not None and stored.state != decision.state:
-                return f"park: reopened {decision.id}"
-            return f"park: updated {decision.id}"
+                return Change(f"park: reopened {decision.id}", trailers, signed)
+            return Change(f"park: updated {decision.id}", trailers, signed)
 
-        self._mutate(decision.id, change)
+        self.backlog.mutate(change)
         return self.location(decision)
 
     def block_dependents(self, decision: Decision) -> list[DependentState]:
         targets = [normalize_target(t) for t in decision.dependents]
 
-        def change(tx: _Tx) -> str | None:
-            added = self._add_edges(tx, decision.id, targets)
-            return f"park: link {decision.id} -> {', '.join(added)}" if added else None
+        def change(edit: BacklogEdit) -> Change | None:
+            added = edit.add_edges(decision.id, targets)
+            if not added:
+                return None
+            return Change(f"park: link {decision.id} -> {', '.join(added)}", [f"Parkbot-Decision: {decision.id}"])
 
-        self._mutate(decision.id, change)
+        self.backlog.mutate(change)
         return self._states(targets, decision.id)
 
-    # -- resolution ---------------------------------------------------------------------------
+    # -- resolution -----------------------------------------------------------------------------------
 
     def record_answer(self, decision: Decision, answer: Answer) -> None:
-        def change(tx: _Tx) -> str | None:
-            stored = self._require(tx, decision)
-            recorded = self._answer_at(tx, decision.id) or (stored.answer if stored.state == "resolved" else None)
-            if recorded is not None:
-                if recorded.same_answer(answer):
+        """(a) Record the answer. One recorded before stands (same: nothing to do; different: a
+        concurrent change), unless answers must be signed and it carries no authority: then ours
+        replaces it."""
+
+        def change(edit: BacklogEdit) -> Change | None:
+            stored = self._require(edit, decision)
+            tip = self._tip(edit)
+            recorded = [
+                a for a in (edit.answer(decision.id), stored.answer if stored.state == "resolved" else None) if a
+            ]
+            standing = [a for a in recorded if self.prover.counts(stored, a, tip)]
+            if standing:
+                if standing[0].same_answer(answer):
                     return None
                 raise ConcurrentChange(f"decision {decision.id} was answered differently meanwhile")
-            tx.write(answer_path(decision.id), (answer.model_dump_json(indent=2) + "\n").encode("utf-8"))
-            return f"resolve {decision.id} (1/4): record answer {_one_line(answer.value)!r} by {answer.by}"
+            edit.put_answer(decision.id, answer)
+            return Change(
+                f"resolve {decision.id} (1/4): record answer {_one_line(answer.value)!r} by {answer.by}",
+                [f"Parkbot-Decision: {decision.id}", record_trailer("answer", decision.id, answer)],
+                signed=_needs_signature(answer),
+                always=bool(recorded),  # replacing a record that carries no authority, perhaps by an identical one
+            )
 
-        self._mutate(decision.id, change)
+        self.backlog.mutate(change)
 
-    def _dependents_of(self, tx: _Tx, decision: Decision) -> list[str]:
-        stored = self._decision_at(tx, decision.id)
+    def _dependents_of(self, edit: BacklogEdit, decision: Decision) -> list[str]:
+        stored = edit.decision(decision.id)
         both = [*(stored.dependents if stored else []), *decision.dependents]
         return list(dict.fromkeys(normalize_target(t) for t in both))
 
@@ -588,70 +540,80 @@ class GitTracker(_Sharing):
             "where": f"{self.ref}:{answer_path(decision.id)}",
         }
 
-        def change(tx: _Tx) -> str | None:
+        def change(edit: BacklogEdit) -> Change | None:
             pointed = []
-            for target in self._dependents_of(tx, decision):
-                path = notes_path(target)
-                data = tx.read(path)
-                notes = json.loads(data) if data is not None else {"target": target, "notes": {}}
+            for target in self._dependents_of(edit, decision):
+                notes = edit.notes(target)
                 if notes["notes"].get(decision.id) != note:
                     notes["notes"][decision.id] = note
-                    tx.write(path, _dump(notes))
+                    edit.put_notes(target, notes)
                     pointed.append(target)
             if not pointed:
                 return None
-            return f"resolve {decision.id} (2/4): point {len(pointed)} dependent(s) at the answer\n\n" + "\n".join(
-                pointed
+            return Change(
+                f"resolve {decision.id} (2/4): point {len(pointed)} dependent(s) at the answer\n\n"
+                + "\n".join(pointed),
+                [f"Parkbot-Decision: {decision.id}"],
             )
 
-        self._mutate(decision.id, change)
+        self.backlog.mutate(change)
 
     def clear_blocking(self, decision: Decision) -> list[DependentState]:
         targets: list[str] = []
 
-        def change(tx: _Tx) -> str | None:
-            targets[:] = self._dependents_of(tx, decision)
-            cleared = []
-            for target in targets:
-                ids = self._link_ids(tx, target)
-                if decision.id in ids:
-                    ids.remove(decision.id)
-                    if ids:
-                        tx.write(links_path(target), _dump({"target": target, "decisions": ids}))
-                    else:
-                        tx.delete(links_path(target))
-                    cleared.append(target)
-            return f"resolve {decision.id} (3/4): clear blocking edges of {', '.join(cleared)}" if cleared else None
+        def change(edit: BacklogEdit) -> Change | None:
+            targets[:] = self._dependents_of(edit, decision)
+            cleared = [target for target in targets if edit.remove_edge(decision.id, target)]
+            if not cleared:
+                return None
+            return Change(
+                f"resolve {decision.id} (3/4): clear blocking edges of {', '.join(cleared)}",
+                [f"Parkbot-Decision: {decision.id}"],
+            )
 
-        self._mutate(decision.id, change)
+        self.backlog.mutate(change)
         return self._states(targets, decision.id)
 
     def close(self, decision: Decision, answer: Answer, log: LogEntry) -> None:
-        def change(tx: _Tx) -> str | None:
-            stored = self._require(tx, decision)
-            if stored.state == "resolved":
+        def change(edit: BacklogEdit) -> Change | None:
+            stored = self._require(edit, decision)
+            if self._resolved_for_good(edit, stored):
                 if stored.answer is not None and not stored.answer.same_answer(answer):
                     raise ConcurrentChange(f"decision {decision.id} was resolved differently meanwhile")
                 return None
             closed = stored.model_copy(
                 update={"state": "resolved", "answer": answer, "updated_at": max(utcnow(), stored.updated_at)}
             )
-            tx.write(decision_path(decision.id), closed.to_json().encode("utf-8"))
-            self._log_into(tx, log)
-            return f"resolve {decision.id} (4/4): close"
+            edit.put_decision(closed, stored)
+            edit.append_log(log)
+            return Change(
+                f"resolve {decision.id} (4/4): close",
+                [f"Parkbot-Decision: {decision.id}", record_trailer("answer", decision.id, answer)],
+                signed=_needs_signature(answer),
+                always=stored.state == "resolved",  # a resolution that carried no authority, recorded again
+            )
 
-        self._mutate(decision.id, change)
+        self.backlog.mutate(change)
 
     def mark_abandoned(self, decision: Decision, reason: str, log: LogEntry) -> None:
-        def change(tx: _Tx) -> str | None:
-            stored = self._require(tx, decision)
+        def change(edit: BacklogEdit) -> Change | None:
+            stored = self._require(edit, decision)
             if stored.state == "abandoned":
                 return None
-            if stored.state == "resolved":
+            if self._resolved_for_good(edit, stored):
                 raise ConcurrentChange(f"decision {decision.id} was resolved meanwhile")
             abandoned = stored.model_copy(update={"state": "abandoned", "updated_at": max(utcnow(), stored.updated_at)})
-            tx.write(decision_path(decision.id), abandoned.to_json().encode("utf-8"))
-            self._log_into(tx, log)
-            return f"abandon {decision.id}: {_one_line(reason, 120)}"
+            edit.put_decision(abandoned, stored)
+            edit.append_log(log)
+            return Change(f"abandon {decision.id}: {_one_line(reason, 120)}", [f"Parkbot-Decision: {decision.id}"])
 
-        self._mutate(decision.id, change)
+        self.backlog.mutate(change)
+
+    # -- sharing --------------------------------------------------------------------------------------
+
+    def sync(self, remote: str = "origin") -> SyncResult:
+        """:class:`~bot.core.tracker.Syncing`: see :class:`~bot.trackers.git.sync.Syncer`."""
+        return self.syncer.sync(remote)
+
+    def tracking_ref(self, remote: str) -> str:
+        return self.syncer.tracking_ref(remote)
