@@ -12,9 +12,9 @@ import pytest
 from bot.core import lifecycle
 from bot.core.authority import Actor
 from bot.core.config import Answers, Config, Owners
-from bot.core.errors import Refused
+from bot.core.errors import NotFound, Refused
 from bot.core.models import Answer, Decision, Escalation, LogEntry, Proof
-from bot.core.tracker import Location
+from bot.core.tracker import Location, PollToken
 from tests.contract.test_lifecycle_contract import NOW, result
 from tests.memory_tracker import MemoryTracker
 
@@ -236,3 +236,41 @@ def test_an_answer_counts_when_its_signer_owns_the_question_where_the_verified_c
         resolve(tracker, "carol")
         decision = shown(tracker)
         assert (decision.state, decision.problems) == (state, problems)
+
+
+# --- every read of a decision is verified ---------------------------------------------------------------
+
+
+class PollingSigned(SignedTracker):
+    """Signed records, read through the cheap-poll capability (as ``parkbot wait`` reads them)."""
+
+    def poll(self, decision_id: str, previous: PollToken | None = None) -> tuple[Decision | None, PollToken]:
+        return self.find(decision_id), PollToken(decision_id, validator="etag")
+
+
+def test_waiting_reads_an_unverified_answer_as_no_answer_yet() -> None:
+    tracker = PollingSigned()
+    lifecycle.park(tracker, result(), SIGNED, now=NOW)
+    tracker.signing = None
+    resolve(tracker, "alice")
+    decision, token = lifecycle.poll_answer(tracker, SIGNED, DID)
+    assert (decision.state, decision.problems, token.validator) == (
+        "open",
+        ("unverified answer by alice (unsigned)",),
+        "etag",
+    )
+    with pytest.raises(NotFound) as info:
+        lifecycle.poll_answer(tracker, SIGNED, "billing-42-decision-other")
+    assert info.value.message == (
+        "no decision billing-42-decision-other in this backlog (check the id with `parkbot list`)"
+    )
+
+
+def test_a_gate_stays_blocked_by_a_question_whose_answer_nobody_entitled_signed() -> None:
+    tracker = SignedTracker()
+    lifecycle.park(tracker, result(dependents=["#7"]), SIGNED, now=NOW)
+    tracker.signing = signed_by("mallory")
+    resolve(tracker, "alice")
+    assert lifecycle.gate(tracker, SIGNED, "#7").state == "blocked"
+    assert [d.id for d in lifecycle.linked(tracker, SIGNED, "#7")] == [DID]
+    assert lifecycle.recorded_answer(tracker, SIGNED, tracker.find(DID)) is None

@@ -20,8 +20,8 @@ from bot.core import lifecycle
 from bot.core.authority import Actor
 from bot.core.config import Config, Owners
 from bot.core.errors import InvalidInput, Refused
-from bot.core.models import Answer, DoneWithAssumptions, Escalation, parse_result
-from bot.core.tracker import Location
+from bot.core.models import Answer, Decision, DoneWithAssumptions, Escalation, parse_result
+from bot.core.tracker import DependentState, Location
 from tests.contract.test_lifecycle_contract import NOW, result
 from tests.memory_tracker import MemoryTracker
 
@@ -244,6 +244,7 @@ def test_an_applied_precedent_resolves_the_new_question_at_once_and_opens_its_ga
     answer = stored.answer
     assert (answer.value, answer.kind, answer.by, answer.at) == ("remaining_three", "precedent", "precedent", LATER)
     assert answer.citation == stored.precedent
+    assert tracker.recorded_answer(stored) == answer  # recorded like any answer, before the close
     assert answer.citation.decision == first
     assert [(g.target, g.state) for g in outcome.gates] == [("#7", "open")]
     assert tracker.notes[("#7", DID)] == "answered: remaining_three"
@@ -287,6 +288,15 @@ def test_answering_a_question_that_takes_no_free_text_lists_its_options() -> Non
     assert invalid(resolve, tracker, "nothing", command="default").startswith(f"'nothing' is not an option of {DID}")
     assert invalid(resolve, tracker, " ") == "the answer is empty"
     assert tracker.find(DID).state == "open"
+
+
+def test_a_decision_or_a_default_must_name_an_option_even_where_free_text_is_allowed() -> None:
+    tracker = parked(allow_free_text=True)
+    for command in ("decide", "default"):
+        assert invalid(resolve, tracker, "Refund half", command=command).startswith(
+            f"'Refund half' is not an option of {DID}"
+        )
+    assert resolve(tracker, "Refund half", command="answer").answer.kind == "free_text"
 
 
 def test_a_default_is_recorded_as_an_assumption_and_an_option_given_as_a_decision() -> None:
@@ -486,6 +496,8 @@ def test_a_review_item_carries_the_checklist_and_what_the_run_left() -> None:
     assert [a.text for a in stored.assumptions] == ["EUR", "net of tax"]
     assert (stored.created_at, stored.updated_at) == (NOW, NOW)
     assert [e.event for e in tracker.log] == ["parked"]
+    by_origin = Config(owners=Owners(default="bob", origins={"billing-*": "erin"}))
+    assert lifecycle.park_review(MemoryTracker(), review_result(), by_origin, now=NOW).decision.owner == "erin"
     fallback = MemoryTracker(owner="repo-owner")
     assert lifecycle.park_review(fallback, review_result(title="Check these"), Config(), now=NOW).decision.owner == (
         "repo-owner"
@@ -919,3 +931,51 @@ def test_reopening_an_abandoned_non_blocking_question_gates_nothing() -> None:
     abandon(tracker)
     outcome = lifecycle.reopened_by_hand(tracker, CONFIG, tracker.find(DID), "mallory", was_resolved=False)
     assert (outcome.action, outcome.gates) == ("revived", [])
+
+
+def test_a_review_item_is_filed_whatever_the_question_budget() -> None:
+    tracker = MemoryTracker()
+    for key in ("a", "b", "c"):
+        lifecycle.park(tracker, result(key=key, title=key), CONFIG, now=NOW)
+    assert lifecycle.park_review(tracker, review_result(), CONFIG, now=NOW).action == "created"
+    assert [e.event for e in tracker.log].count("refused") == 0
+
+
+class NoPullRequestYet(MemoryTracker):
+    """A backend whose dependents have nothing to carry a gate yet (a branch without a pull request)."""
+
+    def block_dependents(self, decision: Decision) -> list[DependentState]:
+        return [DependentState(t, publishable=False, note=f"{t} has no pull request yet") for t in decision.dependents]
+
+    clear_blocking = block_dependents
+
+
+def test_a_dependent_that_cannot_show_a_gate_yet_is_reported_with_the_backends_note_unpublished() -> None:
+    tracker = NoPullRequestYet()
+    outcome = lifecycle.park(tracker, result(dependents=["branch:agent/x"]), CONFIG, now=NOW)
+    (gate,) = outcome.gates
+    assert (gate.target, gate.state, [d.id for d in gate.blocking], gate.details) == (
+        "branch:agent/x",
+        "blocked",
+        [DID],
+        {"note": "branch:agent/x has no pull request yet"},
+    )
+    assert lifecycle.gate_dict(gate)["note"] == "branch:agent/x has no pull request yet"
+    (answered,) = resolve(tracker).gates
+    assert ([d.id for d in answered.resolved], answered.state) == ([DID], "open")
+    assert tracker.published == {}
+
+
+class RefTracker(MemoryTracker):
+    """A backend whose items live at a path under a ref (as the git backlog's do)."""
+
+    def location(self, decision: Decision) -> Location:
+        return Location(backend="memory", ref="refs/parkbot/backlog", path=f"decisions/{decision.id}.json")
+
+
+def test_a_resolution_logs_ref_and_path_where_the_backend_names_a_ref() -> None:
+    tracker = RefTracker()
+    lifecycle.park(tracker, result(), CONFIG, now=NOW)
+    resolve(tracker)
+    (line,) = [e for e in tracker.log if e.event == "resolved"]
+    assert line.location == f"refs/parkbot/backlog:decisions/{DID}.json"

@@ -16,6 +16,7 @@ from bot.core.authority import Actor
 from bot.core.config import Config, Owners
 from bot.core.errors import Refused
 from tests.contract.test_authority_contract import DID, answer, needs, park, refused
+from tests.contract.test_lifecycle_contract import NOW, result
 
 # --- who may answer ------------------------------------------------------------------------------
 
@@ -73,3 +74,19 @@ def test_moving_a_question_is_refused_for_a_bot_with_the_same_reason_as_answerin
             move(harness.tracker, harness.config, DID, Actor("alice", bot=True))
         assert (info.value.reason, info.value.exit_code) == ("not_authorized", 3)
     assert harness.tracker.find(DID).owner == "alice"
+
+
+# --- where an answer lives ---------------------------------------------------------------------------------
+
+
+def test_a_resolution_is_logged_with_where_its_answer_lives_and_a_precedent_cites_that(harness: Any) -> None:
+    first = lifecycle.park(harness.tracker, result(origin="billing-41"), harness.config, now=NOW).decision.id
+    lifecycle.resolve(harness.tracker, harness.config, first, "full_original", Actor("alice"), now=NOW)
+    where = harness.tracker.location(harness.tracker.find(first))
+    expected = where.url or (f"{where.ref}:{where.path}" if where.ref else where.path)  # a link, else ref:path
+    assert expected is not None
+    (line,) = [e for e in harness.tracker.iter_log() if e.event == "resolved" and e.decision == first]
+    assert line.location == expected
+    citation = park(harness).decision.precedent
+    assert citation is not None
+    assert (citation.decision, citation.location) == (first, expected)
