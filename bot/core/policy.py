@@ -32,8 +32,8 @@ def find_precedent(decision: Decision, log: Iterable[LogEntry], config: Config) 
     wanted_text = normalize_question(decision.question)
     best: LogEntry | None = None
     for entry in log:
-        if entry.event != "resolved" or entry.answer is None or entry.decision == decision.id:
-            continue
+        if entry.event != "resolved" or not entry.answer or entry.decision == decision.id:
+            continue  # an empty answer (a hand-edited line) is no answer either
         if entry.answer_kind in ("default", "precedent"):
             continue  # an assumption or a citation is not a human's answer to cite
         same_key = entry.key == decision.key and sorted(entry.options) == wanted_options
