@@ -424,6 +424,7 @@ def test_park_json_of_an_inventory_says_what_was_checked(tmp_path: Path, monkeyp
         "origin": "billing-42",
         "status": "done",
         "none": True,
+        "decisions": [],
         "missing": [],
     }
     park(needs_input())

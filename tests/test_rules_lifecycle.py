@@ -645,15 +645,26 @@ def needs_input(**changes: Any) -> str:
 def where(data: dict[str, Any]) -> dict[str, Any]:
     """The location fields of a --json output on the git backlog."""
     assert data["path"].endswith(f"{data['id']}.json")
-    return {"backend": "git", "ref": "refs/parkbot/backlog", "path": data["path"]}
+    return {"backend": "git", "ref": "refs/parkbot/backlog", "path": data["path"], "number": None, "url": None}
 
 
 def test_park_json_names_the_decision_its_state_owner_location_and_gates(repo: git.Repo) -> None:
     code, data = run_json("park", "-", stdin=needs_input(dependents=["branch:agent/billing-42"]))
-    gate = {"target": "branch:agent/billing-42", "state": "blocked", "blocking": [DID], "resolved": []}
+    gate = {"target": "branch:agent/billing-42", "state": "blocked", "blocking": [DID], "resolved": [], "note": None}
     assert (code, data) == (
         0,
-        {"id": DID, "action": "created", "state": "open", "owner": "alice", **where(data), "gates": [gate]},
+        {
+            "id": DID,
+            "kind": "decision",
+            "action": "created",
+            "state": "open",
+            "owner": "alice",
+            "chain": ["alice"],
+            **where(data),
+            "gates": [gate],
+            "precedent": None,
+            "answer": None,
+        },
     )
 
 
@@ -686,12 +697,12 @@ def test_resolve_json_reports_the_answer_whether_it_is_an_assumption_and_the_gat
     assert code == 0
     answered_at = data["answer"].pop("at")
     assert answered_at.endswith("Z")
-    gate = {"target": "branch:agent/billing-42", "state": "open", "blocking": [], "resolved": [DID]}
+    gate = {"target": "branch:agent/billing-42", "state": "open", "blocking": [], "resolved": [DID], "note": None}
     assert data == {
         "id": DID,
         "action": "resolved",
         "state": "resolved",
-        "answer": {"value": "remaining_three", "kind": "default", "by": "alice", "source": "cli"},
+        "answer": {"value": "remaining_three", "kind": "default", "by": "alice", "source": "cli", "citation": None},
         "assumption": True,
         **where(data),
         "gates": [gate],
@@ -714,6 +725,7 @@ def test_gate_json_lists_what_blocks_and_what_is_answered(repo: git.Repo) -> Non
             "state": "blocked",
             "blocking": ["billing-42-decision-currency"],
             "resolved": [DID],
+            "note": None,
         },
     )
 
@@ -749,7 +761,7 @@ def test_resume_json_gives_a_fresh_session_everything_to_continue(repo: git.Repo
         None,
     )
     assert context["answered_by"] == "alice"
-    assert context["answered_at"].endswith("+00:00")
+    assert context["answered_at"].endswith("Z")
 
 
 def test_resume_json_cites_the_precedent_an_answer_came_from(repo: git.Repo) -> None:
@@ -759,7 +771,7 @@ def test_resume_json_cites_the_precedent_an_answer_came_from(repo: git.Repo) -> 
     code, context = run_json("resume", DID)
     assert code == 0
     assert (context["answer"], context["answered_by"]) == ("remaining_three", "precedent")
-    assert context["answered_at"] == parked["answer"]["at"].replace("Z", "+00:00")
+    assert context["answered_at"] == parked["answer"]["at"]
     assert context["precedent"] == parked["precedent"]
 
 
