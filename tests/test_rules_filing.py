@@ -431,6 +431,7 @@ def test_park_json_of_an_inventory_says_what_was_checked(tmp_path: Path, monkeyp
     assert park({"status": "failed", "origin": "billing-42", "error": "crashed", "decisions": ["refund"]}) == {
         "origin": "billing-42",
         "status": "failed",
+        "none": False,
         "decisions": [DID],
         "missing": [],
     }
