@@ -55,18 +55,6 @@ class ParkOutcome:
     location: Location
     gates: list[GateResult] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.decision.id,
-            "action": self.action,
-            "state": self.decision.state,
-            "owner": self.decision.owner,
-            **self.location.as_dict(),
-            "gates": [gate_dict(g) for g in self.gates],
-            **({"precedent": self.decision.precedent.model_dump(mode="json")} if self.decision.precedent else {}),
-            **({"answer": self.decision.answer.model_dump(mode="json")} if self.decision.answer else {}),
-        }
-
 
 @dataclass(frozen=True)
 class ResolveOutcome:
@@ -75,27 +63,6 @@ class ResolveOutcome:
     answer: Answer
     location: Location
     gates: list[GateResult] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.decision.id,
-            "action": self.action,
-            "state": "resolved",
-            "answer": self.answer.model_dump(mode="json", exclude_none=True),
-            "assumption": self.answer.assumption,
-            **self.location.as_dict(),
-            "gates": [gate_dict(g) for g in self.gates],
-        }
-
-
-def gate_dict(result: GateResult) -> dict[str, Any]:
-    return {
-        "target": result.target,
-        "state": result.state,
-        "blocking": [d.id for d in result.blocking],
-        "resolved": [d.id for d in result.resolved],
-        **result.details,
-    }
 
 
 # --- park ------------------------------------------------------------------------------------
@@ -671,26 +638,6 @@ def poll_answer(
     did = _checked_id(decision_id)
     decision, token = tracker.poll(did, previous if previous is not None and previous.decision_id == did else None)
     return verify(tracker, config, _found(did, decision, tracker)), token
-
-
-def resume_context(decision: Decision) -> dict[str, Any]:
-    """What a fresh agent session needs to continue: the question, the answer and how it was given,
-    and the preserved work."""
-    answer = decision.answer
-    return {
-        "id": decision.id,
-        "state": decision.state,
-        "question": decision.question,
-        "options": [o.model_dump() for o in decision.options],
-        "answer": answer.value if answer else None,
-        "answered_by": answer.by if answer else None,
-        "answered_at": answer.at.isoformat() if answer else None,
-        "assumption": bool(answer and answer.assumption),
-        "precedent": answer.citation.model_dump(mode="json") if answer and answer.citation else None,
-        "guess": decision.guess,
-        "overrides": [o.model_dump(mode="json") for o in decision.overrides],
-        "work_so_far": decision.work_so_far,
-    }
 
 
 # --- finishing, and issues closed or reopened by hand ------------------------------------------

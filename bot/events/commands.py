@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from bot.core import lifecycle
 from bot.core.authority import Actor
@@ -75,18 +75,6 @@ class CommandResult:
     @property
     def refused(self) -> bool:
         return self.action == "refused"
-
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"action": self.action, "reason": self.reason, "replied": self.replied}
-        if self.command is not None:
-            data["command"] = self.command.render()
-        if self.decision_id:
-            data["id"] = self.decision_id
-        if self.message:
-            data["message"] = self.message
-        if self.outcome is not None:
-            data["outcome"] = self.outcome.as_dict()
-        return data
 
 
 # -- reactions on the command's comment (👀 taken up, 👍 done, 😕 refused) ------------------------------
