@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from bot.core.config import CONFIG_PATH, Config, find_config, load_config, parse_config
+from bot.config_file import find_config, load_config
+from bot.core.config import CONFIG_PATH, Config, parse_config
 from bot.core.errors import InvalidInput
 from bot.core.tracker import Tracker
 

@@ -43,6 +43,38 @@ def make_repo(path: Path, *, user: bool = True, name: str = USER_NAME, email: st
     return git.Repo(path)
 
 
+#: What a developer's shell may set that would send a test's ``parkbot`` elsewhere.
+PARKBOT_ENV = ("PARKBOT_BACKEND", "PARKBOT_ACTOR", "GITHUB_TOKEN", "GITHUB_REPOSITORY", "GITHUB_API_URL")
+
+
+def cli_repo(
+    path: Path,
+    monkeypatch: Any,
+    *,
+    config: str | None = None,
+    branches: Iterable[str] = (),
+    name: str = "Alice",
+) -> git.Repo:
+    """A repository for ``parkbot`` run as a user would: made as :func:`make_repo` does, with ``config`` as
+    ``.github/parkbot.yml`` (uncommitted) and ``branches`` made from ``main``, as the working directory, and
+    none of :data:`PARKBOT_ENV` set."""
+    repository = make_repo(path, name=name)
+    if config is not None:
+        (path / ".github").mkdir(exist_ok=True)
+        (path / ".github" / "parkbot.yml").write_text(config, encoding="utf-8")
+    for branch in branches:
+        repository.create_head(branch, "main")
+    monkeypatch.chdir(path)
+    for variable in PARKBOT_ENV:
+        monkeypatch.delenv(variable, raising=False)
+    return repository
+
+
+def root_of(repo: git.Repo) -> Path:
+    """The top of ``repo``'s working tree (its git folder when it is bare)."""
+    return Path(repo.working_tree_dir or repo.git_dir)
+
+
 def commit_on_branch(
     path: Path | str,
     branch: str,

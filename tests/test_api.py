@@ -9,13 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import git
 import pytest
 from click.testing import CliRunner
 
 import bot
 from bot import Backlog, ParkbotError
 from bot.cli import cli
+from tests.git_helpers import cli_repo, commit_on_branch
 from tests.github_support import TOKEN, fake_github
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,18 +63,8 @@ AFTER_RESOLVING: list[tuple[list[str], Callable[[Backlog], Any]]] = [
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "repo"
-    repository = git.Repo.init(root, initial_branch="main")
-    with repository.config_writer() as writer:
-        writer.set_value("user", "name", "Alice")
-        writer.set_value("user", "email", "alice@example.com")
-    repository.index.commit("initial")
-    head = repository.create_head("agent/billing-42", "main")
-    head.commit = git.Commit.create_from_tree(
-        repository, head.commit.tree, f"wip\n\nBlocked-by: {DID}\n", parent_commits=[head.commit]
-    )
-    monkeypatch.chdir(root)
-    for name in ("PARKBOT_BACKEND", "PARKBOT_ACTOR"):
-        monkeypatch.delenv(name, raising=False)
+    cli_repo(root, monkeypatch)
+    commit_on_branch(root, "agent/billing-42", "wip", trailers=[("Blocked-by", DID)])
     return root
 
 

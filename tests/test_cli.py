@@ -15,22 +15,14 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli import cli
+from tests.git_helpers import cli_repo
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "needs_input.json"
 
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> git.Repo:
-    root = tmp_path / "repo"
-    repository = git.Repo.init(root, initial_branch="main")
-    with repository.config_writer() as writer:
-        writer.set_value("user", "name", "Alice")
-        writer.set_value("user", "email", "alice@example.com")
-    repository.index.commit("initial")
-    monkeypatch.chdir(root)
-    monkeypatch.delenv("PARKBOT_BACKEND", raising=False)
-    monkeypatch.delenv("PARKBOT_ACTOR", raising=False)
-    return repository
+    return cli_repo(tmp_path / "repo", monkeypatch)
 
 
 def run(*args: str, stdin: str | None = None) -> Any:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.config import Config, check_config, find_config, load_config, parse_config
+from bot.config_file import find_config, load_config
+from bot.core.config import Config, check_config, parse_config
 from bot.core.errors import InvalidInput
 
 EXAMPLE = """\

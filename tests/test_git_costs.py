@@ -25,7 +25,7 @@ from bot.trackers.git import GitTracker, index_path, links_key
 from bot.trackers.git.layout import digest
 from bot.trackers.git.view import BacklogView
 from tests.contract.test_lifecycle_contract import NOW
-from tests.git_helpers import USER_EMAIL, commit_count, commit_on_branch, make_repo, needs_input, run_git
+from tests.git_helpers import USER_EMAIL, commit_count, commit_on_branch, make_repo, needs_input, root_of, run_git
 
 REF = "refs/parkbot/backlog"
 
@@ -44,10 +44,6 @@ def repo(tmp_path: Path) -> Any:
     made = make_repo(tmp_path / "repo")
     yield made
     made.close()
-
-
-def root_of(repo: git.Repo) -> Path:
-    return Path(repo.working_tree_dir or repo.git_dir)
 
 
 # --- one commit, about ten objects ---------------------------------------------------------------

@@ -18,7 +18,7 @@ from bot.trackers.git import GitTracker, index_path, links_key
 from bot.trackers.git.layout import answer_path, decision_path, notes_path, precedent_paths
 from bot.trackers.git.repository import Change
 from bot.trackers.git.view import BacklogEdit
-from tests.git_helpers import USER_EMAIL, commit_on_branch, make_repo, needs_input, run_git
+from tests.git_helpers import USER_EMAIL, commit_on_branch, make_repo, needs_input, root_of, run_git
 
 DID = "billing-42-decision-refund"
 REF = "refs/parkbot/backlog"
@@ -29,10 +29,6 @@ def repo(tmp_path: Path) -> Any:
     made = make_repo(tmp_path / "repo")
     yield made
     made.close()
-
-
-def root_of(repo: git.Repo) -> Path:
-    return Path(repo.working_tree_dir or repo.git_dir)
 
 
 def parkbot(repo: git.Repo | Path, *args: str, stdin: str | None = None) -> Result:

@@ -11,12 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import git
 import pytest
 from click.testing import CliRunner
 
 from bot.cli import cli
 from tests.fakegithub import FakeGitHub
+from tests.git_helpers import cli_repo
 from tests.github_support import TOKEN, fake_github
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "needs_input.json"
@@ -28,15 +28,7 @@ REVIEW = "billing-43-decision-assumptions"
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A repository with one open decision that blocks agent/billing-42, and one review item."""
     root = tmp_path / "repo"
-    repository = git.Repo.init(root, initial_branch="main")
-    with repository.config_writer() as writer:
-        writer.set_value("user", "name", "Alice")
-        writer.set_value("user", "email", "alice@example.com")
-    repository.index.commit("initial")
-    repository.create_head("agent/billing-42", "main")
-    monkeypatch.chdir(root)
-    for name in ("PARKBOT_BACKEND", "PARKBOT_ACTOR", "GITHUB_TOKEN", "GITHUB_REPOSITORY", "GITHUB_API_URL"):
-        monkeypatch.delenv(name, raising=False)
+    cli_repo(root, monkeypatch, branches=["agent/billing-42"])
     assert invoke("park", str(EXAMPLE)).exit_code == 0
     review = {"status": "done_with_assumptions", "origin": "billing-43", "assumptions": ["EUR"]}
     assert invoke("park", "-", stdin=json.dumps(review)).exit_code == 0

@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli import cli
-from bot.core.config import MAX_CONFIG_BYTES, MAX_DEPTH, Config, check_config, find_config, load_config, parse_config
+from bot.config_file import find_config, load_config
+from bot.core.config import MAX_CONFIG_BYTES, MAX_DEPTH, Config, check_config, parse_config
 from bot.core.errors import InvalidInput
 
 SOURCE = ".github/parkbot.yml"

@@ -23,6 +23,7 @@ from bot.core.errors import InvalidInput, Refused
 from bot.core.models import Answer, Decision, DoneWithAssumptions, Escalation, parse_result
 from bot.core.tracker import DependentState, Location
 from tests.contract.test_lifecycle_contract import NOW, result
+from tests.git_helpers import cli_repo
 from tests.memory_tracker import MemoryTracker
 
 DID = "billing-42-decision-refund"
@@ -619,18 +620,7 @@ def test_the_help_lists_each_command_the_owner_can_give() -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> git.Repo:
-    root = tmp_path / "repo"
-    repository = git.Repo.init(root, initial_branch="main")
-    with repository.config_writer() as writer:
-        writer.set_value("user", "name", "Alice")
-        writer.set_value("user", "email", "alice@example.com")
-    repository.index.commit("initial")
-    (root / ".github").mkdir()
-    (root / ".github" / "parkbot.yml").write_text("owners:\n  default: alice\nprecedents: apply\n")
-    monkeypatch.chdir(root)
-    monkeypatch.delenv("PARKBOT_BACKEND", raising=False)
-    monkeypatch.delenv("PARKBOT_ACTOR", raising=False)
-    return repository
+    return cli_repo(tmp_path / "repo", monkeypatch, config="owners:\n  default: alice\nprecedents: apply\n")
 
 
 def run_json(*args: str, stdin: str | None = None) -> tuple[int, Any]:

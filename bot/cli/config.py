@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from bot.core.config import CONFIG_PATHS, Config, check_config, find_config, read_config_file
+from bot.config_file import find_config, read_config_file
+from bot.core.config import CONFIG_PATHS, Config, check_config
 from bot.core.errors import ExitCode, InvalidInput, ParkbotError
 
 

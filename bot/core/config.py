@@ -10,7 +10,6 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import yaml
@@ -373,18 +372,6 @@ def check_config(text: str, source: str = CONFIG_PATH) -> tuple[Config, list[Con
         raise InvalidInput("invalid configuration:\n  " + "\n  ".join(problems)) from exc
 
 
-def read_config_file(path: str | Path) -> str:
-    """A configuration file's text: it must exist and be UTF-8."""
-    path = Path(path)
-    if not path.is_file():
-        raise InvalidInput(f"configuration file {path} does not exist")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InvalidInput(f"cannot read the configuration file {path}: {exc.strerror}") from None
-    return decode_config(data, str(path))
-
-
 def decode_config(data: bytes, source: str) -> str:
     """The text of a configuration file; anything but UTF-8 is an error naming the byte offset."""
     if len(data) > MAX_CONFIG_BYTES:
@@ -393,30 +380,3 @@ def decode_config(data: bytes, source: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InvalidInput(f"{source}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
-
-
-def find_config(start: str | Path) -> Path | None:
-    """The configuration of the working tree containing ``start``: ``.github/parkbot.yml`` or ``.yaml``.
-
-    Looked up from ``start`` to the repository root. Both spellings at once is an error naming both,
-    rather than one silently winning.
-    """
-    folder = Path(start).resolve()
-    for candidate_root in (folder, *folder.parents):
-        found = [candidate_root / name for name in CONFIG_PATHS if (candidate_root / name).is_file()]
-        if len(found) > 1:
-            raise InvalidInput(
-                f"both {found[0]} and {found[1]} exist; parkbot reads one configuration: keep one of them"
-            )
-        if found:
-            return found[0]
-        if (candidate_root / ".git").exists():
-            return None
-    return None
-
-
-def load_config(path: str | Path | None) -> Config:
-    """Read a config file from disk; a missing default file means defaults, a missing named file is an error."""
-    if path is None:
-        return Config()
-    return parse_config(read_config_file(path), str(path))

@@ -272,20 +272,7 @@ def collision_problems(tracker: Tracker, files: BranchFiles) -> list[Problem]:
 # --- an inventory on its own (parkbot park with a done/failed result) ------------------------------
 
 
-@dataclass(frozen=True)
-class InventoryCheck:
-    """A finished run's inventory against the backlog."""
-
-    result: Done | Failed
-
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"origin": self.result.origin, "status": self.result.status}
-        if self.result.none:
-            return {**data, "none": True, "missing": []}
-        return {**data, "decisions": self.result.decision_ids(), "missing": []}
-
-
-def check_inventory(tracker: Tracker, result: Done | Failed) -> InventoryCheck:
+def check_inventory(tracker: Tracker, result: Done | Failed) -> None:
     """Every decision a finished run lists must be in the backlog; :class:`NotFound` names those that are not."""
     missing = unfiled(tracker, result)
     if missing:
@@ -293,7 +280,6 @@ def check_inventory(tracker: Tracker, result: Done | Failed) -> InventoryCheck:
             f"{result.origin}: the inventory lists decisions that are not in the backlog: {', '.join(missing)}; "
             "park their needs_input results first"
         )
-    return InventoryCheck(result)
 
 
 # --- filing a pushed commit -------------------------------------------------------------------

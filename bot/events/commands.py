@@ -69,7 +69,8 @@ class CommandResult:
     decision_id: str | None = None
     message: str = ""
     replied: bool = False
-    outcome: Any = None
+    #: What the core call returned (None for /help, which changes nothing).
+    outcome: lifecycle.ParkOutcome | lifecycle.ResolveOutcome | None = None
 
     @property
     def refused(self) -> bool:
@@ -83,7 +84,7 @@ class CommandResult:
             data["id"] = self.decision_id
         if self.message:
             data["message"] = self.message
-        if self.outcome is not None and hasattr(self.outcome, "as_dict"):
+        if self.outcome is not None:
             data["outcome"] = self.outcome.as_dict()
         return data
 
@@ -209,7 +210,9 @@ def _run(
     did = decision.id
     author = actor.login
 
-    def confirm(action: Action, text: str, outcome: Any) -> CommandResult:
+    def confirm(
+        action: Action, text: str, outcome: lifecycle.ParkOutcome | lifecycle.ResolveOutcome | None
+    ) -> CommandResult:
         tracker.reply(issue_number, key, text)
         return CommandResult(action, "ok", command, did, text, replied=True, outcome=outcome)
 

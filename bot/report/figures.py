@@ -340,25 +340,31 @@ def weekly_counts(
     return out
 
 
-def _reason(event: Any) -> str:
-    reason = event.get("reason") if isinstance(event, Mapping) else getattr(event, "reason", None)
-    return str(reason or "unspecified")
+def _as_mapping(event: object) -> Mapping[str, Any] | None:
+    """A log event as a mapping: a pydantic model (a log line) is dumped; anything else but a mapping is None."""
+    if isinstance(event, BaseModel):
+        return event.model_dump()
+    return event if isinstance(event, Mapping) else None
+
+
+def _reason(event: object) -> str:
+    fields = _as_mapping(event)
+    return str((fields or {}).get("reason") or "unspecified")
 
 
 def _differs(guess: str, value: str) -> bool:
     return guess.strip().casefold() != value.strip().casefold()
 
 
-def _refusal_at(event: Any) -> datetime | None:
+def _refusal_at(event: object) -> datetime | None:
     """The time of a refusal event, or None for anything that is not one (or has no usable time).
 
     An event is a mapping (or a pydantic model) with ``at``, a datetime or an ISO string. If it also
     says what it is, under ``type``, ``kind`` or ``event``, only tags that mention a refusal or a cap
     count, so a general event log can be passed as is.
     """
-    if hasattr(event, "model_dump"):
-        event = event.model_dump()
-    if not isinstance(event, Mapping):
+    event = _as_mapping(event)
+    if event is None:
         return None
     for field in ("type", "kind", "event"):
         tag = event.get(field)
