@@ -601,11 +601,14 @@ class Backlog:
         command: Command = "default" if default else "auto"
         actor = self._actor(by, "answers")
         if self._leaves_commands():
-            decision, text = lifecycle.answer_command(self.tracker, self.config, id, answer, actor, command=command)
-            return self._request(decision, text, actor)
-        outcome = lifecycle.resolve(
-            self.tracker, self.config, id, answer, actor, command=command, source=source, now=now
-        )
+            asked = lifecycle.answer_command(self.tracker, self.config, id, answer, actor, command=command)
+            if isinstance(asked, tuple):
+                return self._request(*asked, actor)
+            outcome = asked
+        else:
+            outcome = lifecycle.resolve(
+                self.tracker, self.config, id, answer, actor, command=command, source=source, now=now
+            )
         resolved = Resolved.of(outcome)
         note = " (explicit default, flagged as an assumption)" if resolved.assumption else ""
         # (see the docstring for what a person's token on GitHub does instead)

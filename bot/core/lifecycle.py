@@ -386,16 +386,19 @@ def _judge_answer(
 # comment reaches it. These say which command, after the rules the act itself must meet, so that a
 # refusal is immediate rather than a reply on the issue later.
 
-#: The command that gives an answer of each kind.
-_VERB_OF_KIND = {"option": "decide", "free_text": "answer", "default": "default"}
-
 
 def answer_command(
     tracker: Tracker, config: Config, decision_id: str, value: str, by: Actor, *, command: Command = "auto"
-) -> tuple[Decision, str]:
-    """The comment command that answers ``decision_id`` with ``value``, if ``by`` may."""
-    decision, answer, _ = _judge_answer(tracker, config, decision_id, value, by, command, None, None)
-    return decision, f"/{_VERB_OF_KIND[answer.kind]} {answer.value}"
+) -> tuple[Decision, str] | ResolveOutcome:
+    """The comment command that answers ``decision_id`` with ``value``, if ``by`` may.
+
+    A decision already resolved with this very answer needs no command: resolved stays resolved, and
+    the outcome says ``unchanged`` (a different answer is refused, as :func:`resolve` refuses it).
+    """
+    decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, None, None)
+    if decision.state == "resolved" and recorded is not None:
+        return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
+    return decision, f"/{COMMAND_FOR_KIND[answer.kind]} {answer.value}"
 
 
 def act_command(tracker: Tracker, config: Config, decision_id: str, by: Actor, text: str) -> Decision:

@@ -44,11 +44,13 @@ class GitHubHarness:
     # -- an owner acting with their own token, and parkbot's workflow recording it ------------------
 
     def owner_backlog(self, backlog: Backlog, login: str) -> Backlog:
-        """The API as ``login`` runs it on a workstation: with their own (personal) token."""
+        """The API as ``login`` runs it on a workstation: with their own (personal) token, and parkbot's
+        login configured (``bot_login``), as a repository whose parkbot is an App sets it."""
         token = f"ghp_{login.replace('-', '')}000000000000000000000000000000"[:40]
         self.fake.add_token(token, login, "personal")
         settings = GitHubSettings(repository=self.fake.full_name, api_url=self.fake.base_url, token=token)
-        tracker = GitHubTracker(build_client(settings, policy=RetryPolicy.instant()), race_wait=0.0)
+        client = build_client(settings, policy=RetryPolicy.instant())
+        tracker = GitHubTracker(client, race_wait=0.0, bot_login=self.tracker.store.own_login)
         return Backlog(Backend("github", tracker, backlog.config))
 
     def deliver(self, config: Config | None = None) -> None:

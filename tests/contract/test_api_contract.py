@@ -104,6 +104,25 @@ def test_failures_raise_the_family_with_the_exit_code(backlog: Backlog, harness:
     assert not_owner.value.reason == "not_authorized"
 
 
+def test_answering_a_resolved_decision_again_with_its_answer_changes_nothing_and_asks_nothing(
+    backlog: Backlog, harness: Any
+) -> None:
+    backlog.park(data())
+    answer(harness, backlog, DID, "full_original")
+    again = harness.owner_backlog(backlog, "alice").resolve(DID, "full_original", by="alice")
+    assert isinstance(again, Resolved)  # not Requested: on GitHub no comment command was posted
+    assert (again.action, again.state, again.answer.value, again.answer.by) == (
+        "unchanged",
+        "resolved",
+        "full_original",
+        "alice",
+    )
+    with pytest.raises(Refused) as different:
+        harness.owner_backlog(backlog, "alice").resolve(DID, "remaining_three", by="alice")
+    assert different.value.reason == "conflicting_answer"
+    assert backlog.show(DID).answer.value == "full_original"
+
+
 def test_gate_resolve_show_and_resume(backlog: Backlog, harness: Any) -> None:
     target = harness.make_dependent("agent-billing-42")
     backlog.park(data(dependents=[target]))
