@@ -621,8 +621,8 @@ class Backlog:
         """Hand a question exactly one level up the owner hierarchy."""
         actor = self._actor(by, "escalates")
         if self._leaves_commands():
-            text = "/escalate" + (f" {to}" if to else "")
-            return self._request(lifecycle.act_command(self.tracker, self.config, id, actor, text), text, actor)
+            decision, text = lifecycle.escalation_command(self.tracker, self.config, id, actor, to=to)
+            return self._request(decision, text, actor)
         outcome = lifecycle.escalate(self.tracker, self.config, id, actor, to=to)
         filed = Filed.of(outcome)
         return filed._told(f"escalated {filed.id}: {' -> '.join(filed.chain)}")

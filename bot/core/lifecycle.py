@@ -470,12 +470,34 @@ def escalate(
     now: datetime | None = None,
 ) -> ParkOutcome:
     """Move a question exactly one level up the hierarchy; sideways, down or past the top is refused."""
+    decision, hop = _judge_escalation(tracker, config, decision_id, by, to, now)
+    return _move(tracker, decision, hop)
+
+
+def escalation_command(
+    tracker: Tracker, config: Config, decision_id: str, by: Actor, *, to: str | None = None
+) -> tuple[Decision, str]:
+    """The ``/escalate`` comment that moves ``decision_id`` up, once every rule :func:`escalate` applies holds."""
+    decision, hop = _judge_escalation(tracker, config, decision_id, by, to, None)
+    return decision, f"/escalate {hop.to_owner}"
+
+
+def _judge_escalation(
+    tracker: Tracker, config: Config, decision_id: str, by: Actor, to: str | None, now: datetime | None
+) -> tuple[Decision, Escalation]:
+    """Every rule an escalation must meet before anything is written: the decision and the hop."""
     decision = _load(tracker, config, decision_id)
     if decision.state != "open":
         raise Refused(
             f"decision {decision.id} is {decision.state}; only open questions escalate", reason=decision.state
         )
     authority.authorize(tracker, config, decision, by)
+    if not config.hierarchy:
+        raise Refused(
+            "escalation is not available here: the configuration (.github/parkbot.yml) has no hierarchy. "
+            "Answer the question, or answer with an explicit default (/default <option>).",
+            reason="no_hierarchy",
+        )
     owner = authority.current_owner(decision, config)
     above = config.above(owner)
     if above is None:
@@ -489,8 +511,7 @@ def escalate(
             f"questions only move up, one level at a time: {owner} -> {above}, not {to}",
             reason="not_upward",
         )
-    hop = Escalation(from_owner=owner, to_owner=above, by=by.login, at=now or utcnow())
-    return _move(tracker, decision, hop)
+    return decision, Escalation(from_owner=owner, to_owner=above, by=by.login, at=now or utcnow())
 
 
 def return_to_requester(

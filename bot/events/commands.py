@@ -221,12 +221,6 @@ def _run(
             return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
         return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)
     if command.name == "escalate":
-        if not config.hierarchy:
-            raise Refused(
-                "escalation is not available here: the configuration (.github/parkbot.yml) has no hierarchy. "
-                "Answer the question, or answer with an explicit default (/default <option>).",
-                reason="no_hierarchy",
-            )
         moved = lifecycle.escalate(tracker, config, did, actor, to=command.arg, now=now)
         return confirm(
             "escalated",

@@ -211,3 +211,19 @@ def test_review_items_are_accepted_or_overridden(backlog: Backlog, harness: Any)
     accepted = act(harness, backlog, "alice", "accept", filed.id)
     assert accepted.action in ("resolved", "requested")
     assert backlog.show(filed.id).state == "resolved"
+
+
+def test_an_escalation_that_breaks_a_rule_is_refused_before_anything_is_posted(backlog: Backlog, harness: Any) -> None:
+    backlog.park(data())
+    with pytest.raises(Refused) as sideways:
+        harness.owner_backlog(backlog, "alice").escalate(DID, by="alice", to="mallory")
+    assert sideways.value.reason == "not_upward"
+    moved = act(harness, backlog, "alice", "escalate", DID)
+    if isinstance(moved, Requested):
+        assert moved.command == "/escalate carol"
+    assert backlog.show(DID).owner == "carol"
+    act(harness, backlog, "carol", "escalate", DID)
+    with pytest.raises(Refused) as top:
+        harness.owner_backlog(backlog, "dana").escalate(DID, by="dana")
+    assert top.value.reason == "top_of_hierarchy"
+    assert backlog.show(DID).owner == "dana"

@@ -128,3 +128,18 @@ def test_escalating_is_an_owners_act_too(harness: Any) -> None:
         lifecycle.escalate(harness.tracker, harness.config, DID, Actor("mallory"), now=NOW)
     assert info.value.reason == "not_authorized"
     assert harness.tracker.find(DID).owner == "alice"
+
+
+def test_without_a_hierarchy_a_stranger_is_told_who_may_act_and_an_owner_that_escalation_is_unavailable(
+    harness: Any,
+) -> None:
+    flat = harness.config.model_copy(update={"hierarchy": {}})
+    park(harness, flat)
+    with pytest.raises(Refused) as stranger:
+        lifecycle.escalate(harness.tracker, flat, DID, Actor("mallory"), now=NOW)
+    assert stranger.value.reason == "not_authorized"
+    with pytest.raises(Refused) as owner:
+        lifecycle.escalate(harness.tracker, flat, DID, Actor("alice"), now=NOW)
+    assert (owner.value.reason, owner.value.exit_code) == ("no_hierarchy", 3)
+    assert owner.value.message.startswith("escalation is not available here: the configuration")
+    assert harness.tracker.find(DID).owner == "alice"
