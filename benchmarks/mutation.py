@@ -8,10 +8,10 @@ ran the mutated lines, quickest first, stopping at the first failure, under a pe
 timeout counts as detected). Mutants listed in the equivalents file are reported as "equivalent", and an
 entry that matches no surviving mutant is reported as stale.
 
-    python benchmarks/mutation.py bot/commands.py             # one module (a path or bot.commands)
+    python benchmarks/mutation.py bot/core/commands.py             # one module (a path or bot.core.commands)
     python benchmarks/mutation.py --all                       # every module in the mapping
-    python benchmarks/mutation.py bot/lifecycle.py --function 'resolve*'
-    python benchmarks/mutation.py bot/identity.py --toml      # survivors as equivalents entries
+    python benchmarks/mutation.py bot/core/lifecycle.py --function 'resolve*'
+    python benchmarks/mutation.py bot/core/identity.py --toml      # survivors as equivalents entries
 
 Exit status: 0 when every module was measured (survivors do not fail the run), 2 for a usage or
 configuration error, or when a module's tests fail without any mutation. See
@@ -148,7 +148,7 @@ def _normal_path(path: str) -> str:
 
 
 def module_path(argument: str, settings: Settings) -> str:
-    """A module given as a path (``bot/commands.py``) or a dotted name (``bot.commands``), as a mapping key."""
+    """A module given as a path (``bot/core/commands.py``) or a dotted name (``bot.core.commands``): its key."""
     if argument.endswith(".py") or "/" in argument or os.sep in argument:
         path = Path(argument)
         if path.is_absolute() or not (settings.root / path).exists():
@@ -988,7 +988,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python benchmarks/mutation.py",
         description="Run a module's mutants (mutmut's engine) against the tests mapped to it in pyproject.toml.",
     )
-    parser.add_argument("modules", nargs="*", metavar="MODULE", help="a path (bot/commands.py) or a dotted name")
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help="a path (bot/core/commands.py) or a dotted name")
     parser.add_argument("--all", action="store_true", help="every module in [tool.parkbot.mutation.tests]")
     parser.add_argument(
         "--function",

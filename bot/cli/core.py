@@ -98,8 +98,9 @@ def gate(state: State, pull_request: str | None, ref: str | None) -> None:
     """May this pull request or branch merge? Exit 0 when no decision blocks it, 1 while any does.
 
     A branch depends on a decision through "Blocked-by: <decision-id>" trailers in its commits, or
-    because the decision lists it among its dependents. On GitHub the result is also published as the
-    commit status "parkbot/decisions" on the pull request's head.
+    because the decision lists it among its dependents. On GitHub the result is also published on the
+    pull request's head as the check run "parkbot/decisions" (a commit status too with gate.publish:
+    status or both in .github/parkbot.yml).
 
     \b
     Example:
@@ -199,7 +200,8 @@ def sync(state: State, remote: str) -> None:
     """Share the embedded backlog with a remote: fetch, merge, push (git backend only).
 
     Fast-forwards when one side is behind; when both changed, merges per decision (a resolved
-    decision beats an open one, otherwise the later update wins; log lines are united) and pushes
+    decision with a verified answer beats one without, a resolved decision beats an open one,
+    otherwise the later update wins; log lines are united) and pushes
     with a lease, retrying if someone pushed meanwhile. Plain `git push origin refs/parkbot/backlog`
     works too when only one machine writes.
 

@@ -8,7 +8,7 @@ In Actions (``GITHUB_ACTIONS=true``) every run also writes step outputs (``decis
 ``decision-ids``, ``issue-number``, ``gate-state``, ``event-status``, ``exit-code``, ``result``), a job
 summary, and annotations for problems, all through :mod:`bot.actions_output`, which escapes
 everything it did not write itself. Exit codes: 0 done (a blocked gate is a result, published as a
-commit status, not a failure) · 1 an agent branch left a failing gate (no inventory) · 2 invalid
+check run, not a failure) · 1 an agent branch left a failing gate (no inventory) · 2 invalid
 input (a malformed payload, a broken result file) · 3 refused by a rule · 4 backend failure (safe to
 re-run).
 """
@@ -233,7 +233,7 @@ def handle_event(
 
     \b
     issue_comment created/edited     a /decide, /answer, /default ... command on a decision issue
-    pull_request opened/edited/...   the gate (commit status parkbot/decisions) on the pull request
+    pull_request opened/edited/...   the gate (check run parkbot/decisions) on the pull request
     push                             decisions committed under .parkbot/decisions/ are parked
     issues closed/reopened           a decision closed without an answer is reopened (or abandoned)
     merge_group checks_requested     the gate on the merge-queue commit

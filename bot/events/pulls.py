@@ -1,7 +1,7 @@
 """``pull_request`` (``opened``, ``edited``, ``synchronize``, ``reopened``) -> the gate on that PR.
 
-The gate is ``lifecycle.gate(tracker, "#N")``: the commit status ``parkbot/decisions`` on the PR's
-head, ``pending`` while any linked decision is open. An ``edited`` event that did not touch the body
+The gate is ``lifecycle.gate(tracker, "#N")``: the check run ``parkbot/decisions`` on the PR's
+head, ``in_progress`` while any linked decision is open. An ``edited`` event that did not touch the body
 cannot change the links (``Blocked by #N`` lines live in the body), so it costs no API call. A
 ``reopened`` pull request has its branch looked up in the branch index again (GitHub: see
 ``GitHubTracker.rescan_branch``).

@@ -7,7 +7,7 @@ registration order and returns their results, so one module per event family kee
 and :mod:`bot.events` composes them in one place (as bedevere does).
 
 The router performs no I/O and knows nothing about trackers: what a handler needs arrives in the
-:class:`~bot.events.context.Context` it is called with.
+:class:`~bot.events.base.Context` it is called with.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Tree layout of the backlog ref (layout 2)::
     LAYOUT                           marks layout 2 (a backlog without it is layout 1, see below)
     decisions/<h2(id)>/<id>.json     the Decision (Decision.to_json()); ``answer`` set once closed
     answers/<h2(id)>/<id>.json       the Answer recorded by resolution step (a), kept after (d)
-    index/<h2(key)>.json             {key: [ids]}, one key per line, for three kinds of key:
+    decisions/index-<h2(key)>.json   {key: [ids]}, one key per line, for three kinds of key:
                                        ``origin:<o>``  the open decisions of origin o (budgets, and
                                                        together: every open decision)
                                        ``run:<r>``     the open decisions of run r (budgets)
@@ -22,8 +22,8 @@ Tree layout of the backlog ref (layout 2)::
                                      decision a dependent waited for, pointing at its answer
     log.jsonl                        the tail of the question log, one LogEntry per line; sealed
                                      at 64 lines / 32 KiB into
-    log/<seq // 256>/<seq>.jsonl     the sealed segments (sealing moves the blob: nothing new)
-    precedents/<h2(k)>/<h16(k)>.jsonl  the "resolved" log lines again, indexed by ``key:<key>`` and
+    log/<seq, 8 digits>.jsonl        the sealed segments (sealing moves the blob: nothing new)
+    precedents/<h2(k)>/<h[2:18](k)>.jsonl  the "resolved" log lines again, by ``key:<key>`` and
                                      ``text:<normalized question>``: the precedent candidates
 
 ``h2(x)``/``h16(x)`` are the first 2/16 hex digits of ``sha256(x)``. A park changes one decision
@@ -34,7 +34,7 @@ decisions are listed from the index without reading closed ones.
 
 Layout 1 (before the index) kept ``links/<h2>/<h16>.json``, ``origins/<h2>/<o>.json`` and
 ``runs/<h2>/<h16>.json`` and the whole log under ``log/``. It is read as it is; the first write
-folds those indexes into ``index/`` and writes ``LAYOUT``, in the same commit as the change.
+folds those indexes into ``decisions/index-*.json`` and writes ``LAYOUT``, in the same commit as the change.
 
 Modules, one job each: :mod:`~bot.trackers.git.process` (running git and its long-lived
 helpers), :mod:`~bot.trackers.git.objects` (object I/O, trees, snapshots, transactions),

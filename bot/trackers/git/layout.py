@@ -30,7 +30,7 @@ NOTES = "notes"
 LOG_ARCHIVE = "log"
 LOG_TAIL = "log.jsonl"
 PRECEDENTS = "precedents"
-#: Layout 1's indexes, folded into ``index/`` by the migration.
+#: Layout 1's indexes, folded into ``decisions/index-*.json`` by the migration.
 LEGACY_INDEXES = ("links", "origins", "runs")
 
 

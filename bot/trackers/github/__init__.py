@@ -36,23 +36,22 @@ classes of their own, each built with what it needs and nothing more:
 * :mod:`~bot.trackers.github.queries` and :mod:`~bot.trackers.github.trust`: the GraphQL documents that
   read decisions with their authorship, and the pure rules for whose words a text carries.
 
-Request budget (benchmarks/github_requests.py prints the table; docs/github.md has it): park new 3
-(claim the label, the per-origin budget lookup, create; +1 with a run id for the per-run budget), park
-unchanged 2, park updated 3, park new with a dependent PR 7 (+ reading, linking, labelling and setting
-the check run of the PR), gate 4 when its decisions are natively linked (the pull, its native
-dependencies, one GraphQL query for its commits and those decisions, the check run; +1 per decision
-reached only by label, body or trailer; the first sight of a new edge also records it), +2 once per PR
-on its first gate (the branch index, and the ``parkbot:tracked`` mark, which shares the write of any
-edge the gate records), resolve 4 + 4 per dependent (5 + 4k from a comment command), one ``wait`` poll
-1 (rate limit: 0 while unchanged; +1 GraphQL read when it changed). Reading a decision is one GraphQL
-query (the issue, its comments, who wrote and edited each, parkbot's own login). Budgets read index
-labels (``parkbot:origin:*``, ``parkbot:run:*``, ``parkbot:branch:*``), never a scan. The question log
-costs nothing to write for events the decision issue records anyway (parked, escalated, returned,
-overridden, resolved); reading all of it (:meth:`GitHubTracker.iter_log`, for the report) is a scan,
-while the precedent lookup at filing (``about=``) reads two index labels. Patching the dashboard after
-an event is 2 requests (its listing, one edit), whatever the backlog; recounting it is a scan (every
-decision, 1 request per 100, plus the log issue's comments). docs/github.md has what a user pays per
-command, config read and all.
+Request budget (benchmarks/github_requests.py prints the table; docs/github.md has it): park new 3 (claim the
+label, the per-origin budget lookup, create; +1 with a run id for the per-run budget), park unchanged 2, park
+updated 3, park new with a dependent PR 7 (+ reading, linking, labelling and setting the check run of the PR),
+gate 4 when its decisions are natively linked (the pull, its native dependencies, one GraphQL query for its
+commits and those decisions, the check run; +1 per decision reached only by label, body or trailer; the first
+sight of a new edge also records it), +2 once per PR on its first gate (the branch index, and the
+``parkbot:tracked`` mark, which shares the write of any edge the gate records), resolve 4 + 3 per dependent
+(from a comment command: 9 with one dependent, 12 with the dashboard), one ``wait`` poll 1 (rate limit: 0
+while unchanged; +1 GraphQL read when it changed). Reading a decision is one GraphQL query (the issue, its
+comments, who wrote and edited each, parkbot's own login). Budgets read index labels (``parkbot:origin:*``,
+``parkbot:run:*``, ``parkbot:branch:*``), never a scan. The question log costs nothing to write for events the
+decision issue records anyway (parked, escalated, returned, overridden, resolved); reading all of it
+(:meth:`GitHubTracker.iter_log`, for the report) is a scan, while the precedent lookup at filing (``about=``)
+reads two index labels. Patching the dashboard after an event is 2 requests (its listing, one edit), whatever
+the backlog; recounting it is a scan (every decision, 1 request per 100, plus the log issue's comments).
+docs/github.md has what a user pays per command, config read and all.
 
 Resolution (a)-(d) is idempotent: every bot comment carries a hidden marker and is edited, never
 posted twice; close is a single PATCH that is skipped when already done. :meth:`GitHubTracker.clear_blocking`

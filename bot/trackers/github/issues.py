@@ -1,6 +1,6 @@
 """Decision issues: claiming a decision's label, then finding, polling, filing, updating and closing its issue.
 
-* A decision is an issue labeled ``decision:<id>`` (:func:`bot.core.identity.decision_label`),
+* A decision is an issue labeled ``decision:<id>`` (:func:`bot.trackers.github.labels.decision_label`),
   ``parkbot:decision`` and, while it blocks, ``parkbot:blocking``. Its body ends with a hidden block
   holding the whole decision (``bot.trackers.github.render``), which is what :meth:`DecisionIssues.find`
   reads back; the visible text is for people. Closed + ``parkbot:resolved`` means resolved (the block
