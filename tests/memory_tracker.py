@@ -21,6 +21,10 @@ class MemoryTracker:
         self.items: dict[str, Decision] = {}
         self.answers: dict[str, Answer] = {}
         self.notes: dict[tuple[str, str], str] = {}
+        #: The answer each dependent was pointed at (step b), as backends store it beside the note.
+        self.pointed: dict[tuple[str, str], Answer] = {}
+        #: Why each abandoned decision was given up (backends show it on the item).
+        self.abandon_reasons: dict[str, str] = {}
         self.trailers: dict[str, set[str]] = {}
         self.published: dict[str, GateResult] = {}
         self.writes = 0
@@ -83,6 +87,7 @@ class MemoryTracker:
     def point_dependents(self, decision: Decision, answer: Answer) -> None:
         for target in decision.dependents:
             self.notes[(target, decision.id)] = f"answered: {answer.value}"
+            self.pointed[(target, decision.id)] = answer
 
     def clear_blocking(self, decision: Decision) -> list[DependentState]:
         return self._states(decision)
@@ -95,6 +100,7 @@ class MemoryTracker:
             self.writes += 1
 
     def mark_abandoned(self, decision: Decision, reason: str, log: LogEntry) -> None:
+        self.abandon_reasons[decision.id] = reason  # what a backend shows on the item (GitHub: a comment)
         self.log.append(log)
         self.items[decision.id] = self.items[decision.id].model_copy(update={"state": "abandoned"})
 

@@ -150,6 +150,7 @@ def test_an_unchanged_refiling_writes_nothing_and_says_where_the_question_is() -
     outcome = refile(tracker, dependents=[target])
     assert (outcome.action, outcome.location, tracker.writes) == ("unchanged", HERE, writes)
     assert tracker.find(DID).updated_at == NOW
+    assert outcome.decision == tracker.find(DID)  # what park reports is what is stored, updated_at included
     assert [(g.target, g.state, [d.id for d in g.blocking]) for g in outcome.gates] == [(target, "blocked", [DID])]
 
 
@@ -316,6 +317,7 @@ def test_a_rerun_on_a_resolved_question_reports_the_recorded_answer_unchanged() 
     again = resolve(tracker, "FULL_ORIGINAL", by="carol", now=LATER)
     assert (again.action, again.answer, again.location, tracker.writes) == ("unchanged", first.answer, HERE, writes)
     assert (again.answer.by, again.answer.at) == ("alice", NOW)
+    assert again.decision == tracker.find(DID)
 
 
 def test_a_different_answer_after_one_is_refused_quoting_who_gave_it_and_when() -> None:
@@ -520,6 +522,7 @@ def test_accepting_a_review_records_accepted_by_the_owner() -> None:
     )
     again = lifecycle.accept_review(tracker, CONFIG, REVIEW, Actor("carol"), now=LATER + timedelta(hours=1))
     assert (again.action, again.answer) == ("unchanged", answer)
+    assert (again.decision, again.location) == (tracker.find(REVIEW), Location(backend="memory", path=REVIEW))
 
 
 def test_an_accept_whose_answer_is_recorded_completes_with_it() -> None:
@@ -556,6 +559,8 @@ def test_an_override_records_who_changed_which_assumption_and_tells_the_dependen
     assert (outcome.action, outcome.location, stored.updated_at) == ("updated", Location("memory", path=REVIEW), LATER)
     assert [(o.assumption, o.text, o.by, o.at) for o in stored.overrides] == [(2, "gross", "carol", LATER)]
     assert tracker.notes[("#7", REVIEW)] == "answered: assumption 2 overridden: gross (rework needed)"
+    note = tracker.pointed[("#7", REVIEW)]
+    assert (note.kind, note.by, note.at) == ("free_text", "carol", LATER)  # an override is no option's answer
     line = tracker.log[-1]
     assert (line.event, line.at, line.by, line.answer, line.reason) == (
         "overridden",
@@ -613,6 +618,41 @@ def test_the_help_lists_each_command_the_owner_can_give() -> None:
         ("/override 1 <what it should be>", "EUR"),
         ("/override 2 <what it should be>", "net of tax"),
     ]
+
+
+# --- a missing decision, and acting on one that is not open ---------------------------------------------
+
+
+class NotFetched(MemoryTracker):
+    """A backend that knows why a lookup may come back empty (the git backlog in a fresh clone)."""
+
+    def missing_hint(self) -> str | None:
+        return "the backlog ref was not fetched: git fetch origin refs/parkbot/backlog:refs/parkbot/backlog"
+
+
+def test_a_missing_decision_says_why_when_the_backend_knows_and_how_to_check_the_id_otherwise() -> None:
+    from bot.core.errors import NotFound
+
+    for tracker, ending in [
+        (NotFetched(), ": the backlog ref was not fetched: git fetch origin refs/parkbot/backlog:refs/parkbot/backlog"),
+        (MemoryTracker(), " (check the id with `parkbot list`)"),
+    ]:
+        for call in (
+            lambda t: lifecycle.answer_of(t, CONFIG, DID),
+            lambda t: lifecycle.poll_answer(t, CONFIG, DID, None),
+        ):
+            with pytest.raises(NotFound) as info:
+                call(tracker)
+            assert (info.value.message, info.value.exit_code) == (f"no decision {DID} in this backlog{ending}", 2)
+
+
+def test_an_owners_act_on_a_question_that_is_not_open_is_refused_before_anything_is_asked() -> None:
+    tracker = parked()
+    resolve(tracker)
+    assert refusal(lifecycle.act_command, tracker, CONFIG, DID, Actor("alice"), "/return") == (
+        "resolved",
+        f"decision {DID} is resolved; /return acts on open ones",
+    )
 
 
 # --- the --json contract (docs/cli.md), through the command line on the git backlog -------------------
@@ -813,6 +853,7 @@ def test_closing_an_unanswered_question_by_hand_abandons_it_where_configured() -
         "abandoned",
     )
     assert tracker.find(DID).state == "abandoned"
+    assert tracker.abandon_reasons[DID] == "closed by mallory without an answer"  # shown on the item
     line = tracker.log[-1]
     assert (line.event, line.decision, line.at, line.by, line.reason) == (
         "abandoned",
@@ -879,7 +920,7 @@ def test_reopening_a_resolved_question_by_hand_closes_it_again_with_its_answer()
     tracker = parked()
     answer = Answer(value="full_original", by="carol", at=NOW)
     tracker.answers[DID] = answer  # the backend reads the reopened item as open, its answer still recorded
-    outcome = lifecycle.reopened_by_hand(tracker, CONFIG, tracker.find(DID), "mallory", was_resolved=True, now=LATER)
+    outcome = lifecycle.reopened_by_hand(tracker, CONFIG, tracker.find(DID), "mallory", was_resolved=True)
     assert (outcome.action, outcome.decision.state, outcome.decision.answer) == ("closed_again", "resolved", answer)
     assert outcome.message == (
         "this decision was resolved ('full_original' by carol), and a resolved decision stays resolved. If the "
@@ -895,6 +936,7 @@ def test_reopening_a_question_marked_resolved_without_an_answer_changes_nothing(
     tracker = parked()
     outcome = lifecycle.reopened_by_hand(tracker, CONFIG, tracker.find(DID), "mallory", was_resolved=True)
     assert (outcome.action, outcome.message) == ("ignored", f"{DID} is marked resolved but has no recorded answer")
+    assert outcome.decision == tracker.find(DID)
     assert tracker.find(DID).state == "open"
 
 
@@ -903,6 +945,7 @@ def test_reopening_an_open_question_by_hand_changes_nothing() -> None:
     writes = tracker.writes
     outcome = lifecycle.reopened_by_hand(tracker, CONFIG, tracker.find(DID), "mallory", was_resolved=False)
     assert (outcome.action, outcome.message, tracker.writes) == ("ignored", f"{DID} is open already", writes)
+    assert outcome.decision == tracker.find(DID)
 
 
 @pytest.mark.parametrize("how", ["read-as-abandoned", "said-abandoned"])

@@ -212,7 +212,7 @@ def _park_new(tracker: Tracker, incoming: Decision, config: Config, now: datetim
     location = tracker.create(incoming, log_entry("parked", incoming, now))
     if citation is not None and config.precedents == "apply":
         answer = Answer(value=citation.answer, kind="precedent", by="precedent", at=now, citation=citation)
-        done = _complete(tracker, config, incoming, answer, "resolved", now)
+        done = _complete(tracker, incoming, answer, "resolved", now)
         return ParkOutcome(done.decision, "created", location, done.gates)
     return ParkOutcome(incoming, "created", location, _block(tracker, incoming))
 
@@ -345,7 +345,7 @@ def _resolve_once(
     if decision.state == "resolved" and recorded is not None:
         return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
     action: ResolveAction = "completed" if recorded else "resolved"
-    return _complete(tracker, config, decision, recorded or answer, action, answer.at)
+    return _complete(tracker, decision, recorded or answer, action, answer.at)
 
 
 def _judge_answer(
@@ -414,7 +414,7 @@ def act_command(tracker: Tracker, config: Config, decision_id: str, by: Actor, t
 
 
 def _complete(
-    tracker: Tracker, config: Config, decision: Decision, answer: Answer, action: ResolveAction, now: datetime
+    tracker: Tracker, decision: Decision, answer: Answer, action: ResolveAction, now: datetime
 ) -> ResolveOutcome:
     """Steps (a)-(d) in order, logging before the close so a re-run can only repeat the line, never lose it.
 
@@ -592,7 +592,7 @@ def accept_review(
     if decision.state == "resolved":
         return ResolveOutcome(decision, "unchanged", decision.answer or answer, tracker.location(decision))
     recorded = authority.recorded_answer(tracker, config, decision)
-    return _complete(tracker, config, decision, recorded or answer, "completed" if recorded else "resolved", answer.at)
+    return _complete(tracker, decision, recorded or answer, "completed" if recorded else "resolved", answer.at)
 
 
 def override_assumption(
@@ -755,11 +755,9 @@ def reopened_by_hand(
     *,
     was_resolved: bool,
     was_abandoned: bool = False,
-    now: datetime | None = None,
 ) -> HandOutcome:
     """Someone reopened a decision. A resolved one is closed again (it stays resolved); an abandoned one is
     taken as asking again: open and blocking once more."""
-    now = now or utcnow()
     if was_resolved:
         answer = authority.recorded_answer(tracker, config, decision)
         if answer is None:

@@ -61,7 +61,6 @@ def on_issue(event: Event, ctx: Context) -> list[Item]:
             who,
             was_resolved=event.has_label("issue", RESOLVED_LABEL),
             was_abandoned=event.has_label("issue", ABANDONED_LABEL),
-            now=ctx.now,
         )
     return _items(tracker, outcome, number, who)
 
