@@ -85,6 +85,19 @@ def test_a_rate_limit_wait_is_a_duration_or_a_yaml_number_of_seconds(written: st
 @pytest.mark.parametrize(
     ("written", "why"),
     [
+        ("true", "true is not a duration: write one such as 5m, or 0 never to wait"),
+        ("[1]", "Input should be a valid number"),
+    ],
+)
+def test_a_rate_limit_wait_that_is_no_text_or_number_is_refused(written: str, why: str) -> None:
+    assert refusal(f"github:\n  rate_limit_wait: {written}\n") == (
+        f"invalid configuration:\n  {SOURCE}:2: github.rate_limit_wait: {why}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("written", "why"),
+    [
         ("soon", "'soon' is not a duration: write a number and a unit, e.g. 90s, 10m, 1m30s, 2h or 7d"),
         ('""', "'' is not a duration: write a number and a unit, e.g. 90s, 10m, 1m30s, 2h or 7d"),
         ("m", "'m' is not a duration: write a number and a unit, e.g. 90s, 10m, 1m30s, 2h or 7d"),

@@ -629,6 +629,9 @@ class NotFetched(MemoryTracker):
     def missing_hint(self) -> str | None:
         return "the backlog ref was not fetched: git fetch origin refs/parkbot/backlog:refs/parkbot/backlog"
 
+    def poll(self, decision_id: str, previous: Any = None) -> tuple[Decision | None, Any]:
+        return self.find(decision_id), "token"
+
 
 def test_a_missing_decision_says_why_when_the_backend_knows_and_how_to_check_the_id_otherwise() -> None:
     from bot.core.errors import NotFound
@@ -644,6 +647,17 @@ def test_a_missing_decision_says_why_when_the_backend_knows_and_how_to_check_the
             with pytest.raises(NotFound) as info:
                 call(tracker)
             assert (info.value.message, info.value.exit_code) == (f"no decision {DID} in this backlog{ending}", 2)
+
+
+def test_a_resolution_stopped_part_way_is_asked_for_again_not_reported_unchanged() -> None:
+    tracker = parked()
+    tracker.answers[DID] = Answer(value="full_original", by="alice", at=NOW)  # step (a) done, the rest not
+    decision, command = lifecycle.answer_command(tracker, CONFIG, DID, "full_original", Actor("alice"))
+    assert (decision.state, command) == ("open", "/decide full_original")
+    resolve(tracker)
+    unchanged = lifecycle.answer_command(tracker, CONFIG, DID, "full_original", Actor("alice"))
+    assert isinstance(unchanged, lifecycle.ResolveOutcome)
+    assert (unchanged.action, unchanged.decision.state, unchanged.location) == ("unchanged", "resolved", HERE)
 
 
 def test_an_owners_act_on_a_question_that_is_not_open_is_refused_before_anything_is_asked() -> None:

@@ -80,7 +80,9 @@ def _wait_seconds(value: Any) -> Any:
 
     Read by the one duration type (:mod:`bot.core.durations`); anything else is left for pydantic to refuse.
     """
-    if isinstance(value, str | int | float) and not isinstance(value, bool):
+    if isinstance(value, bool):
+        raise ValueError(f"{str(value).lower()} is not a duration: write one such as 5m, or 0 never to wait")
+    if isinstance(value, str | int | float):
         from bot.core.durations import DurationOrZero
 
         try:
