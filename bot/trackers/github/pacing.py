@@ -166,7 +166,6 @@ def reporter_for(env: Mapping[str, str], stream: IO[str]) -> WaitReporter:
     """Actions (``GITHUB_ACTIONS=true``): a notice; a terminal: a countdown; anything else: a log line."""
     if env.get("GITHUB_ACTIONS") == "true":
         return ActionsReporter(stream)
-    isatty = getattr(stream, "isatty", None)
-    if callable(isatty) and isatty():
+    if stream.isatty():
         return TerminalReporter(stream)
     return LogReporter()
