@@ -9,8 +9,10 @@ process in the repository (Python start, imports, the configuration looked up, g
 * ``park`` a new decision, ``show`` one, ``gate --ref`` a branch with three ``Blocked-by:``
   trailers (exit 1: blocked), ``list``, ``list --state all --json``, ``resolve`` an open decision,
   and ``report``;
-* each is run ``--repeat`` times; the table shows the median wall time and the largest resident set
-  (``ru_maxrss`` of the process, from ``wait4``; git's helpers are separate processes, not counted).
+* each is run ``--repeat`` times; the table shows the median wall time and CPU time and the largest
+  resident set (``ru_maxrss`` from ``wait4``: the largest of the process and the git helpers it waited
+  for). Each is started from a small launcher process, because a child's ``ru_maxrss`` starts at the
+  resident set of the process it was forked from, and the benchmark holds the backlog it built.
 
 Also measured: new git objects and commits per park (the last parks of each size, counted loose
 with packing paused), the in-process time per park, and the ``.git`` folder on disk after the build
@@ -167,27 +169,37 @@ def parkbot_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-c", "from bot.cli import main; main()"]
 
 
+#: Runs one command and prints its wall time and ``wait4`` figures. Timed processes are started from this
+#: small process, not from the benchmark: a child's ``ru_maxrss`` starts at its parent's resident set
+#: (the memory it was forked from is counted until ``exec`` replaces it), and the benchmark holds the
+#: backlog it built in memory.
+LAUNCHER = """
+import json, os, subprocess, sys, time
+started = time.perf_counter()
+proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(proc.pid, 0)
+elapsed = time.perf_counter() - started
+figures = [elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)]
+print(json.dumps(figures), file=sys.stderr)
+"""
+
+
+def launch(cwd: Path, command: list[str], stdin: bytes | None = None) -> tuple[Timing, int, str]:
+    """Run ``command`` from :data:`LAUNCHER`: its timing, exit code and what it printed on stderr."""
+    done = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, *command], cwd=cwd, input=stdin or b"", capture_output=True, check=False
+    )
+    *said, last = done.stderr.decode("utf-8", "replace").rstrip("\n").split("\n")
+    elapsed, max_rss_kib, cpu, code = json.loads(last)
+    return Timing(elapsed, int(max_rss_kib), cpu), int(code), "\n".join(said)
+
+
 def timed(cwd: Path, args: list[str], *, expect: int, stdin: bytes | None = None) -> Timing:
     """Run one whole ``parkbot`` process; its wall time and peak memory."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        [*parkbot_command(), *args],
-        cwd=cwd,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    assert proc.stdin is not None
-    assert proc.stderr is not None
-    proc.stdin.write(stdin or b"")
-    proc.stdin.close()
-    error = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != expect:
-        raise RuntimeError(f"parkbot {' '.join(args)} exited {proc.returncode}, not {expect}: {error.decode()}")
-    return Timing(elapsed, int(usage.ru_maxrss), usage.ru_utime + usage.ru_stime)
+    timing, code, error = launch(cwd, [*parkbot_command(), *args], stdin)
+    if code != expect:
+        raise RuntimeError(f"parkbot {' '.join(args)} exited {code}, not {expect}: {error}")
+    return timing
 
 
 #: What the adapter alone costs for a listing: a Python process that only opens the backlog and reads it.
@@ -201,21 +213,16 @@ from bot.trackers.git import GitTracker
 tracker = GitTracker.open(".")
 started = time.perf_counter()
 count = {expression}
-print(time.perf_counter() - started, count)
+print(time.perf_counter() - started, count, file=sys.stderr)
 """
 
 
 def timed_reader(cwd: Path, expression: str) -> Timing:
     """The adapter's own reading cost: time inside the process (imports excluded), the process's peak memory."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", READER.format(expression=expression)], cwd=cwd, stdout=subprocess.PIPE
-    )
-    assert proc.stdout is not None
-    out = proc.stdout.read().decode()
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"reading the backlog failed: {out}")
-    return Timing(float(out.split()[0]), int(usage.ru_maxrss), usage.ru_utime + usage.ru_stime)
+    timing, code, said = launch(cwd, [sys.executable, "-c", READER.format(expression=expression)])
+    if code != 0:
+        raise RuntimeError(f"reading the backlog failed: {said}")
+    return Timing(float(said.split()[-2]), timing.max_rss_kib, timing.cpu_seconds)
 
 
 class Bench:

@@ -62,3 +62,13 @@ def test_kept_backlogs_are_reused_by_the_next_run(bench: ModuleType, tmp_path: P
     assert dataclasses.replace(reused, commands={}) == dataclasses.replace(built, commands={})
     assert set(reused.commands) == timed
     assert list(work.iterdir()) == []
+
+
+def test_a_timed_process_is_not_charged_for_the_benchmarks_own_memory(bench: ModuleType, tmp_path: Path) -> None:
+    """A child's ``ru_maxrss`` starts at its parent's resident set; the launcher keeps that small."""
+    held = bytearray(256 * 2**20)
+    held[:: 2**12] = b"\1" * len(held[:: 2**12])  # touch every page, so it is resident
+    timing, code, _ = bench.launch(tmp_path, [sys.executable, "-c", "pass"])
+    assert code == 0
+    assert 1_000 < timing.max_rss_kib < 100 * 2**10, timing  # a bare Python, not the 256 MB held here
+    del held
