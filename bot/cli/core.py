@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from bot.cli.common import State, backend_options, by_option, show
+from bot.cli.common import State, backend_options, by_option, show, whole_scan
 from bot.cli.params import MomentType
 from bot.core.errors import InvalidInput
 
@@ -154,9 +154,10 @@ def list_(
       parkbot list --answered-since 1h --json       # a supervisor's loop: what can continue now
     """
     chosen = cast("ListState | None", wanted)
-    printed = state.backlog.list_printed(
-        chosen, owner=owner, origin=origin, answered_since=answered_since, as_json=state.as_json
-    )
+    with whole_scan():
+        printed = state.backlog.list_printed(
+            chosen, owner=owner, origin=origin, answered_since=answered_since, as_json=state.as_json
+        )
     if state.as_json:
         echo_parts(printed.json_parts())
     else:
