@@ -7,6 +7,7 @@ chunk at a time; and a damaged file still stops the command with one error namin
 
 from __future__ import annotations
 
+import gc
 import json
 import tracemalloc
 from collections import Counter
@@ -19,6 +20,7 @@ from click.testing import CliRunner, Result
 
 from bot.api import Backlog
 from bot.cli import cli
+from bot.cli.common import whole_scan
 from bot.core import lifecycle
 from bot.core.authority import Actor
 from bot.core.config import Config
@@ -232,3 +234,26 @@ def test_a_damaged_decision_stops_list_and_report_with_one_error(root: Path) -> 
         assert error["error"] == "backend_failure"
         assert decision_path(did) in error["message"]
         assert "damaged or edited by hand" in result.stderr
+
+
+def test_the_collector_is_paused_while_a_command_scans_and_resumed_after(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[bool] = []
+    original = BacklogView.parse_decision
+
+    def parse(self_: BacklogView, data: bytes, path: str) -> Decision:
+        seen.append(gc.isenabled())
+        return original(self_, data, path)
+
+    monkeypatch.setattr(BacklogView, "parse_decision", parse)
+    assert gc.isenabled()
+    for args in (["list", "--state", "all", "--json"], ["list"], ["report"]):
+        seen.clear()
+        assert invoke(*args).exit_code == 0
+        assert seen
+        assert not any(seen), args
+        assert gc.isenabled(), args
+    with pytest.raises(RuntimeError), whole_scan():
+        raise RuntimeError("a scan that fails")
+    assert gc.isenabled()
