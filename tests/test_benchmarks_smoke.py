@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -42,3 +45,30 @@ def test_the_benchmark_measures_whole_processes_and_prints_tables(bench: ModuleT
     assert list(tmp_path.iterdir()) == []  # the temporary repository is gone
     with pytest.raises(ValueError, match="at least 5"):
         bench.run([3])
+
+
+def test_kept_backlogs_are_reused_by_the_next_run(bench: ModuleType, tmp_path: Path) -> None:
+    keep, work = tmp_path / "kept", tmp_path / "work"
+    work.mkdir()
+    timed = frozenset({"list --state all --json"})
+    (built,) = bench.run([5], repeat=1, root=work, only=timed | {"park"}, keep=keep)
+    kept = keep / "5" / "repo"
+    assert (kept / ".git").is_dir()
+    listed = subprocess.run(
+        [*bench.parkbot_command(), "list", "--state", "all", "--json"], cwd=kept, capture_output=True, check=True
+    )
+    assert json.loads(listed.stdout)["count"] == 5  # as built: the timed park went to the backlog being built
+    (reused,) = bench.run([5], repeat=1, root=work, only=timed, keep=keep)
+    assert dataclasses.replace(reused, commands={}) == dataclasses.replace(built, commands={})
+    assert set(reused.commands) == timed
+    assert list(work.iterdir()) == []
+
+
+def test_a_timed_process_is_not_charged_for_the_benchmarks_own_memory(bench: ModuleType, tmp_path: Path) -> None:
+    """A child's ``ru_maxrss`` starts at its parent's resident set; the launcher keeps that small."""
+    held = bytearray(256 * 2**20)
+    held[:: 2**12] = b"\1" * len(held[:: 2**12])  # touch every page, so it is resident
+    timing, code, _ = bench.launch(tmp_path, [sys.executable, "-c", "pass"])
+    assert code == 0
+    assert 1_000 < timing.max_rss_kib < 100 * 2**10, timing  # a bare Python, not the 256 MB held here
+    del held

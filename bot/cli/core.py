@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
 import click
 
-from bot.cli.common import State, backend_options, by_option, show
+from bot.cli.common import State, backend_options, by_option, show, whole_scan
 from bot.cli.params import MomentType
 from bot.core.errors import InvalidInput
 
@@ -154,7 +155,28 @@ def list_(
       parkbot list --answered-since 1h --json       # a supervisor's loop: what can continue now
     """
     chosen = cast("ListState | None", wanted)
-    show(state, state.backlog.list(chosen, owner=owner, origin=origin, answered_since=answered_since))
+    with whole_scan():
+        printed = state.backlog.list_printed(
+            chosen, owner=owner, origin=origin, answered_since=answered_since, as_json=state.as_json
+        )
+    if state.as_json:
+        echo_parts(printed.json_parts())
+    else:
+        click.echo(printed.text())
+
+
+def echo_parts(parts: Iterable[str], *, batch: int = 1 << 16) -> None:
+    """Print a long output piece by piece, in writes of about ``batch`` characters (never all of it at once:
+    one string of ten thousand decisions' JSON, and its bytes, would double what ``list`` holds)."""
+    pending: list[str] = []
+    size = 0
+    for part in parts:
+        pending.append(part)
+        size += len(part)
+        if size >= batch:
+            click.echo("".join(pending), nl=False)
+            pending, size = [], 0
+    click.echo("".join(pending))
 
 
 @click.command()

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 import click
 
-from bot.cli.common import State, backend_options
+from bot.cli.common import State, backend_options, whole_scan
 from bot.cli.params import MomentType
 from bot.core.durations import moment
 from bot.core.errors import InvalidInput
@@ -83,7 +83,8 @@ def report(state: State, since: datetime, fmt: str | None, output: str | None) -
         raise InvalidInput(f"--json asks for JSON but --format is {fmt}; give one of them")
     tracker = state.backend.tracker
     decisions = with_progress(tracker.iter_decisions(), "Reading decisions")
-    text = run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url)
+    with whole_scan():
+        text = run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url)
     if output is None:
         click.echo(text, nl=False)
         return

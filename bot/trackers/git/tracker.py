@@ -283,7 +283,7 @@ class GitTracker:
         """
         view = self._view()
         ids = view.open_ids() if state == "open" and not self.prover.active else None
-        source = iter(view.decisions(ids)) if ids is not None else view.all_decisions()
+        source = view.iter_decisions(ids) if ids is not None else view.all_decisions()
         batch: list[Decision] = []
         for decision in source:
             if state is None or decision.state == state or (state == "open" and decision.state == "resolved"):

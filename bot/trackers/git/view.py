@@ -46,6 +46,8 @@ from bot.trackers.git.objects import TREE_MODE, Snapshot, Transaction
 
 _LOG_LINES = TypeAdapter(list[LogEntry])
 _BUCKET = TypeAdapter(dict[str, list[str]])
+#: Decision files a scan reads (pipelined) before parsing them.
+DECISION_CHUNK = 512
 
 
 class BacklogView:
@@ -100,9 +102,14 @@ class BacklogView:
 
     def decisions(self, ids: Iterable[str]) -> list[Decision]:
         """The decisions with these ids that exist, read in one pipelined batch."""
+        return list(self.iter_decisions(ids))
+
+    def iter_decisions(self, ids: Iterable[str]) -> Iterator[Decision]:
+        """The decisions with these ids that exist, in that order, read in pipelined batches."""
         wanted = list(dict.fromkeys(ids))
         if isinstance(self.reader, Transaction):
-            return [d for d in (self.decision(i) for i in wanted) if d is not None]
+            yield from (d for d in (self.decision(i) for i in wanted) if d is not None)
+            return
         buckets = self.snapshot.listdir(DECISIONS)
         paths = {i: decision_path(i) for i in wanted}
         needed = {p.split("/")[1] for p in paths.values()}
@@ -112,8 +119,7 @@ class BacklogView:
             entry = self.snapshot.entry(path)
             if entry is not None and entry[0] != TREE_MODE:
                 located.append((path, entry[1]))
-        data = dict(self.store.read_many(list(dict.fromkeys(oid for _, oid in located))))
-        return [self.parse_decision(data[oid], path) for path, oid in located]
+        yield from self._parse_files(located)
 
     def all_decisions(self) -> Iterator[Decision]:
         """Every decision, in storage order (by hash bucket), read in pipelined batches."""
@@ -127,9 +133,13 @@ class BacklogView:
                 for name, (mode, oid) in sorted(entries.items())
                 if mode != TREE_MODE and name.endswith(".json")
             ]
-        chunk = 512
-        for start in range(0, len(files), chunk):
-            part = files[start : start + chunk]
+        yield from self._parse_files(files)
+
+    def _parse_files(self, files: list[tuple[str, str]]) -> Iterator[Decision]:
+        """The decisions in these ``(path, blob)`` files, :data:`DECISION_CHUNK` read at a time: a scan
+        holds one chunk of records in memory, never the whole backlog."""
+        for start in range(0, len(files), DECISION_CHUNK):
+            part = files[start : start + DECISION_CHUNK]
             data = dict(self.store.read_many(list(dict.fromkeys(oid for _, oid in part))))
             for path, oid in part:
                 yield self.parse_decision(data[oid], path)
