@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import fnmatch
+import functools
 import json
 import os
 import time
@@ -316,11 +317,26 @@ def _holds_float(value: Any) -> bool:
     return False
 
 
+@functools.cache
+def _nested_serializers() -> None:
+    """Build the serializers of the models a decision holds, once.
+
+    pydantic-core writes a nested model with that model's own serializer, and deferred building
+    (``defer_build``) leaves it unbuilt until the model class itself is used; a decision read from the
+    backlog only builds :class:`Decision`'s.
+    """
+    from bot.core.models import Assumption, Escalation, Proof
+
+    for model in (Option, Answer, Escalation, Assumption, Citation, Override, Proof):
+        model.model_rebuild()
+
+
 def _item_json(decision: Decision) -> str:
     """A decision's entry in ``list --json``, exactly as ``json.dumps(indent=2)`` writes a :class:`DecisionItem`
     at top level, but written by pydantic-core from the decision's fields (no second model; about 5x quicker)."""
     if _holds_float(decision.work_so_far):
         return json.dumps(DecisionItem.of(decision).model_dump(mode="json"), indent=2, default=str)
+    _nested_serializers()
     item = {**vars(decision), "chain": decision.chain(), "problems": list(decision.problems)}  # vars: its fields
     return pydantic_core.to_json(item, indent=2, ensure_ascii=True).decode("ascii")
 
