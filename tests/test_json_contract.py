@@ -74,7 +74,7 @@ CASES: list[tuple[str, list[str], str | None, int, str | None]] = [
     ("resolve missing answer", ["resolve", DID], None, 2, "usage"),
     ("resolve not found", ["resolve", "nope-decision-x", "--answer", "a"], None, 2, "not_found"),
     ("resolve ok", ["resolve", DID, "--answer", "full_original"], None, 0, None),
-    ("escalate top of hierarchy", ["escalate", DID], None, 3, "top_of_hierarchy"),
+    ("escalate without a hierarchy", ["escalate", DID], None, 3, "no_hierarchy"),
     ("return not interactive", ["return", DID], None, 3, "not_interactive"),
     ("accept a decision", ["accept", DID], None, 2, "invalid"),
     ("override out of range", ["override", REVIEW, "9", "USD"], None, 2, "invalid"),
