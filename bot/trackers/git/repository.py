@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-import git
 from tenacity import RetryError, Retrying
 
 from bot.core.errors import BackendFailure, InvalidInput
 from bot.trackers.git.layout import DEFAULT_REF
 from bot.trackers.git.objects import ObjectStore, Snapshot, Transaction
 from bot.trackers.git.packing import Packer
-from bot.trackers.git.process import Git, GitFailed
+from bot.trackers.git.process import Git, GitFailed, RepositoryPaths
 from bot.trackers.git.refs import CAS_ATTEMPTS, CAS_SECONDS, RefReader, RefUpdater, retrying
 from bot.trackers.git.view import BacklogEdit
 
@@ -75,10 +74,10 @@ def signing_help(detail: str, allowed_signers: str) -> str:
 class BacklogRepository:
     """One repository's backlog ref: reading snapshots, writing commits, compare-and-swap."""
 
-    def __init__(self, repo: git.Repo, ref: str = DEFAULT_REF) -> None:
+    def __init__(self, repo: RepositoryPaths, ref: str = DEFAULT_REF) -> None:
         self.repo = repo
         self.ref = ref
-        self.git = Git(str(repo.git_dir), str(repo.working_tree_dir) if repo.working_tree_dir else None)
+        self.git = Git(os.fspath(repo.git_dir), os.fspath(repo.working_tree_dir) if repo.working_tree_dir else None)
         self.common = Path(repo.common_dir)
         self.object_format = self._object_format()
         self.store = ObjectStore(self.git, self.object_format)

@@ -41,9 +41,6 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-import git
-from git.exc import InvalidGitRepositoryError, NoSuchPathError
-
 from bot.core.authority import Actor
 from bot.core.config import Config
 from bot.core.errors import ConcurrentChange, InvalidInput, NotFound
@@ -59,6 +56,7 @@ from bot.trackers.git.layout import (
     normalize_target,
     precedent_paths,
 )
+from bot.trackers.git.process import NotARepository, RepositoryPaths, find_repository
 from bot.trackers.git.proofs import Prover
 from bot.trackers.git.refs import check_backlog_ref
 from bot.trackers.git.repository import BacklogRepository, Change
@@ -118,7 +116,7 @@ class GitTracker:
 
     def __init__(
         self,
-        repo: git.Repo,
+        repo: RepositoryPaths,
         *,
         ref: str | None = None,
         base: str | None = None,
@@ -134,7 +132,6 @@ class GitTracker:
         self._base_arg = base
         self._base: str | None = None
         self._base_known = False
-        self._owns_repo = False
         verifier = None
         if self.config.answers.require_signed:
             signers = self._signers_path(allowed_signers or self.config.answers.allowed_signers)
@@ -166,26 +163,20 @@ class GitTracker:
         base: str | None = None,
         config: Config | None = None,
     ) -> GitTracker:
-        """The backlog of the repository containing ``path`` (parent directories are searched)."""
+        """The backlog of the repository containing ``path`` (parent directories are searched by git)."""
         try:
-            repo = git.Repo(path, search_parent_directories=True)
-        except (InvalidGitRepositoryError, NoSuchPathError) as exc:
+            repo = find_repository(path)
+        except NotARepository as exc:
+            said = str(exc)
+            why = "" if "not a git repository" in said or "does not exist" in said else f" (git: {said})"
             raise InvalidInput(
-                f"{Path(path).resolve()} is not inside a git repository; run `git init` or pass --backend github"
+                f"{Path(path).resolve()} is not inside a git repository{why}; run `git init` or pass --backend github"
             ) from exc
-        try:
-            tracker = cls(repo, ref=ref, base=base, config=config)
-        except BaseException:
-            repo.close()
-            raise
-        tracker._owns_repo = True
-        return tracker
+        return cls(repo, ref=ref, base=base, config=config)
 
     def release(self) -> None:
-        """Stop the helper processes (and the repository's, when :meth:`open` created it)."""
+        """Stop the helper processes."""
         self.backlog.close()
-        if self._owns_repo:
-            self.repo.close()
 
     def __enter__(self) -> GitTracker:
         return self

@@ -1,0 +1,99 @@
+"""Opening the embedded backlog without GitPython.
+
+:func:`~bot.trackers.git.process.find_repository` asks ``git rev-parse`` where a repository is; it
+must agree with GitPython's ``git.Repo(path, search_parent_directories=True)``, which found it
+before, on every kind of repository.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import git
+import pytest
+
+from bot.core.errors import InvalidInput
+from bot.trackers.git import GitTracker
+from bot.trackers.git.process import NotARepository, find_repository
+from tests.git_helpers import make_repo, run_git
+
+
+def real(path: str | os.PathLike[str] | None) -> str | None:
+    return None if path is None else os.path.realpath(path)
+
+
+def as_gitpython_sees_it(path: Path) -> tuple[str | None, str | None, str | None]:
+    repo = git.Repo(path, search_parent_directories=True)
+    try:
+        return real(repo.git_dir), real(repo.common_dir), real(repo.working_tree_dir)
+    finally:
+        repo.close()
+
+
+def as_found(path: Path) -> tuple[str | None, str | None, str | None]:
+    found = find_repository(path)
+    return real(found.git_dir), real(found.common_dir), real(found.working_tree_dir)
+
+
+@pytest.fixture
+def layouts(tmp_path: Path) -> dict[str, Path]:
+    """A checkout, a folder deep inside it, its git directory, a linked worktree and a bare clone."""
+    main = tmp_path / "main"
+    make_repo(main).close()
+    (main / "src" / "deep").mkdir(parents=True)
+    run_git(main, "worktree", "add", "-q", str(tmp_path / "linked"), "-b", "linked")
+    run_git(tmp_path, "clone", "-q", "--bare", str(main), str(tmp_path / "bare.git"))
+    return {
+        "checkout": main,
+        "nested": main / "src" / "deep",
+        "git-dir": main / ".git",
+        "worktree": tmp_path / "linked",
+        "bare": tmp_path / "bare.git",
+    }
+
+
+@pytest.mark.parametrize("kind", ["checkout", "nested", "git-dir", "worktree", "bare"])
+def test_the_repository_found_is_the_one_gitpython_found(layouts: dict[str, Path], kind: str) -> None:
+    assert as_found(layouts[kind]) == as_gitpython_sees_it(layouts[kind])
+
+
+def test_a_worktree_shares_the_refs_of_its_main_repository(layouts: dict[str, Path]) -> None:
+    linked = find_repository(layouts["worktree"])
+    assert real(linked.common_dir) == real(layouts["checkout"] / ".git")
+    assert real(linked.git_dir) != real(linked.common_dir)
+    assert find_repository(layouts["bare"]).working_tree_dir is None
+
+
+def test_a_file_is_searched_from_its_folder(layouts: dict[str, Path]) -> None:
+    assert as_found(layouts["checkout"] / "README.md") == as_found(layouts["checkout"])
+
+
+def test_git_dir_in_the_environment_does_not_redirect_the_search(
+    layouts: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook runs with GIT_DIR set; the repository is still the one containing the path (as with GitPython)."""
+    monkeypatch.setenv("GIT_DIR", str(layouts["bare"]))
+    assert real(find_repository(layouts["checkout"]).working_tree_dir) == real(layouts["checkout"])
+
+
+def test_outside_any_repository_git_says_so(tmp_path: Path) -> None:
+    with pytest.raises(NotARepository, match="not a git repository"):
+        find_repository(tmp_path)
+    with pytest.raises(NotARepository, match="does not exist"):
+        find_repository(tmp_path / "missing")
+
+
+def test_opening_a_backlog_outside_a_repository_names_the_folder_and_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput) as info:
+        GitTracker.open(tmp_path / "missing")
+    assert info.value.message == (
+        f"{(tmp_path / 'missing').resolve()} is not inside a git repository; run `git init` or pass --backend github"
+    )
+
+
+def test_a_backlog_opened_in_a_linked_worktree_is_the_main_repositorys(layouts: dict[str, Path]) -> None:
+    run_git(layouts["checkout"], "update-ref", "refs/parkbot/backlog", "HEAD")
+    with GitTracker.open(layouts["worktree"]) as tracker:
+        assert tracker.backlog.tip() == run_git(layouts["checkout"], "rev-parse", "HEAD")
+        assert real(tracker.repo.working_tree_dir) == real(layouts["worktree"])
