@@ -1,8 +1,9 @@
-"""Opening the embedded backlog without GitPython.
+"""Opening the embedded backlog without GitPython, and retrying lost writes without loading tenacity first.
 
 :func:`~bot.trackers.git.process.find_repository` asks ``git rev-parse`` where a repository is; it
 must agree with GitPython's ``git.Repo(path, search_parent_directories=True)``, which found it
-before, on every kind of repository.
+before, on every kind of repository. :func:`~bot.trackers.git.refs.attempts` runs the first attempt
+of a write on its own and hands a lost one to tenacity, with the same bounds as before.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from bot.core.errors import InvalidInput
 from bot.trackers.git import GitTracker
 from bot.trackers.git.process import NotARepository, find_repository
+from bot.trackers.git.refs import CasLost, RetriesExhausted, attempts
 from tests.git_helpers import make_repo, run_git
 
 
@@ -97,3 +99,50 @@ def test_a_backlog_opened_in_a_linked_worktree_is_the_main_repositorys(layouts: 
     with GitTracker.open(layouts["worktree"]) as tracker:
         assert tracker.backlog.tip() == run_git(layouts["checkout"], "rev-parse", "HEAD")
         assert real(tracker.repo.working_tree_dir) == real(layouts["worktree"])
+
+
+# --- attempts ----------------------------------------------------------------------------------
+
+
+def write(made: list[int], *, losses: int, then: Exception | None = None, count: int = 5, seconds: float = 30.0) -> str:
+    """A write that loses its first ``losses`` compare-and-swaps, then raises ``then`` or succeeds; ``made``
+    counts its attempts."""
+    for attempt in attempts(count, seconds):
+        with attempt:
+            made.append(1)
+            if len(made) <= losses:
+                raise CasLost("moved")
+            if then is not None:
+                raise then
+            return "written"
+    raise AssertionError("the loop ended without a result")
+
+
+@pytest.mark.parametrize("losses", [0, 1, 3])
+def test_a_lost_attempt_is_made_again_until_one_wins(losses: int) -> None:
+    made: list[int] = []
+    assert write(made, losses=losses) == "written"
+    assert len(made) == losses + 1
+
+
+@pytest.mark.parametrize("count", [1, 2, 4])
+def test_attempts_stop_at_their_count(count: int) -> None:
+    made: list[int] = []
+    with pytest.raises(RetriesExhausted):
+        write(made, losses=10_000, count=count)
+    assert len(made) == count
+
+
+def test_attempts_stop_when_their_time_is_up() -> None:
+    made: list[int] = []
+    with pytest.raises(RetriesExhausted):
+        write(made, losses=10_000, count=1000, seconds=0.0)
+    assert len(made) == 1
+
+
+@pytest.mark.parametrize("losses", [0, 1])
+def test_other_errors_are_not_retried(losses: int) -> None:
+    made: list[int] = []
+    with pytest.raises(ValueError, match="bad"):
+        write(made, losses=losses, then=ValueError("bad"))
+    assert len(made) == losses + 1

@@ -43,6 +43,11 @@ NOT_FOR_GIT_COMMANDS = (
     "starlette",
     "jsonschema",
     "hypothesis",
+    # The backlog finds its repository and talks to git through git's own helpers (GitPython is for
+    # reading an agent's commit in the push handler), and retries a write with tenacity only once it lost a race.
+    "git",
+    "gitdb",
+    "tenacity",
 )
 
 
@@ -87,6 +92,17 @@ def test_commands_on_the_embedded_backlog_load_no_github_events_report_or_mcp(re
     modules = imported(args, repo)
     assert "bot.trackers.git" in modules  # it did run against the backlog
     assert loaded(modules, NOT_FOR_GIT_COMMANDS) == []
+
+
+def test_a_park_that_writes_loads_neither_gitpython_nor_tenacity(repo: Path, tmp_path: Path) -> None:
+    """A new decision is a commit on the backlog ref: written by git's helpers, retried only if a race was lost."""
+    fresh = tmp_path / "fresh.json"
+    fresh.write_text(EXAMPLE.read_text(encoding="utf-8").replace("billing-42", "startup-7"), encoding="utf-8")
+    before = subprocess.run(["git", "rev-parse", "refs/parkbot/backlog"], cwd=repo, capture_output=True, text=True)
+    modules = imported(["park", str(fresh)], repo)
+    after = subprocess.run(["git", "rev-parse", "refs/parkbot/backlog"], cwd=repo, capture_output=True, text=True)
+    assert after.stdout != before.stdout  # it did write
+    assert loaded(modules, ("git", "gitdb", "tenacity")) == []
 
 
 def test_a_command_loads_its_own_module_and_no_other_command_module(repo: Path) -> None:

@@ -2,7 +2,7 @@
 
 The ref is advanced with ``git update-ref <ref> <new> <old>`` semantics (one transaction per write
 on a long-lived ``git update-ref --stdin``, so a write costs no process start). When the ref moved,
-:class:`CasLost` is raised and the writer re-reads and re-applies its mutation (:func:`retrying`:
+:class:`CasLost` is raised and the writer re-reads and re-applies its mutation (:func:`attempts`:
 tenacity, jittered exponential backoff, at most 50 attempts / 30 s). The ref is re-read on every
 attempt: reads never cache a ref's value past a change of its file.
 """
@@ -10,15 +10,11 @@ attempt: reads never cache a ref's value past a change of its file.
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
-
-from tenacity import (
-    Retrying,
-    retry_if_exception_type,
-    stop_after_attempt,
-    stop_after_delay,
-    wait_random_exponential,
-)
+from types import TracebackType
 
 from bot.core.errors import BackendFailure, InvalidInput
 from bot.trackers.git.process import Git, GitFailed
@@ -38,6 +34,10 @@ class CasLost(Exception):
     """The ref moved between our read and our write (or another writer held its lock)."""
 
 
+class RetriesExhausted(Exception):
+    """Every attempt lost its compare-and-swap, or the time for them ran out."""
+
+
 def check_backlog_ref(ref: str, default: str) -> str:
     """``ref`` if a backlog may live there; an :class:`InvalidInput` saying why not otherwise."""
     if not ref.startswith("refs/") or _BAD_REF.search(ref):
@@ -53,13 +53,62 @@ def check_backlog_ref(ref: str, default: str) -> str:
     return ref
 
 
-def retrying(attempts: int, seconds: float) -> Retrying:
-    """Retry on a lost compare-and-swap: jittered exponential backoff, at most ``attempts`` / ``seconds``."""
-    return Retrying(
-        stop=stop_after_attempt(attempts) | stop_after_delay(seconds),
+class _FirstAttempt(AbstractContextManager[None]):
+    """The first attempt: a lost compare-and-swap is noted, for :func:`attempts` to retry; anything else propagates."""
+
+    lost = False
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> bool:
+        self.lost = kind is not None and issubclass(kind, CasLost)
+        return self.lost
+
+
+def attempts(count: int, seconds: float) -> Iterator[AbstractContextManager[None]]:
+    """Attempts at a write that may lose its compare-and-swap, at most ``count`` in ``seconds``::
+
+        for attempt in attempts(CAS_ATTEMPTS, CAS_SECONDS):
+            with attempt:
+                return write()  # raises CasLost when another writer moved the ref
+
+    A lost attempt is retried after a jittered exponential backoff (tenacity); when none is left,
+    :class:`RetriesExhausted`. The first attempt runs on its own and tenacity is imported only once
+    it is lost: most writes win at once, and every command would pay for the import at start-up.
+    """
+    started = time.monotonic()
+    first = _FirstAttempt()
+    yield first
+    if not first.lost:
+        return
+    from tenacity import (
+        RetryError,
+        Retrying,
+        retry_if_exception_type,
+        stop_after_attempt,
+        stop_after_delay,
+        wait_random_exponential,
+    )
+
+    retrying = Retrying(
+        stop=stop_after_attempt(count) | stop_after_delay(seconds - (time.monotonic() - started)),
         wait=wait_random_exponential(multiplier=0.005, max=0.5),
         retry=retry_if_exception_type(CasLost),
     )
+    replayed = False
+    try:
+        for attempt in retrying:
+            if not replayed:  # tenacity's first attempt is the one already lost: it counts, and is waited after
+                replayed = True
+                with attempt:
+                    raise CasLost("the first attempt lost")
+                continue
+            yield attempt
+    except RetryError as exc:
+        raise RetriesExhausted(f"lost {count} compare-and-swap attempt(s) in {seconds:g} s") from exc
 
 
 class RefReader:

@@ -14,19 +14,18 @@ user (``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` respected), else ``parkbot <parkbot@l
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-
-from tenacity import RetryError, Retrying
 
 from bot.core.errors import BackendFailure, InvalidInput
 from bot.trackers.git.layout import DEFAULT_REF
 from bot.trackers.git.objects import ObjectStore, Snapshot, Transaction
 from bot.trackers.git.packing import Packer
 from bot.trackers.git.process import Git, GitFailed, RepositoryPaths
-from bot.trackers.git.refs import CAS_ATTEMPTS, CAS_SECONDS, RefReader, RefUpdater, retrying
+from bot.trackers.git.refs import CAS_ATTEMPTS, CAS_SECONDS, RefReader, RefUpdater, RetriesExhausted, attempts
 from bot.trackers.git.view import BacklogEdit
 
 FALLBACK_IDENTITY = ("parkbot", "parkbot@localhost")
@@ -206,8 +205,9 @@ class BacklogRepository:
         self.packer.wrote(self.store.written - self._counted)
         self._counted = self.store.written
 
-    def retrying(self, attempts: int | None = None) -> Retrying:
-        return retrying(attempts or self.cas_attempts, self.cas_seconds)
+    def retrying(self, count: int | None = None) -> Iterator[AbstractContextManager[None]]:
+        """Attempts at a write, retried when another writer moved the ref (:func:`~bot.trackers.git.refs.attempts`)."""
+        return attempts(count or self.cas_attempts, self.cas_seconds)
 
     def edit(self, tx: Transaction) -> BacklogEdit:
         return BacklogEdit(tx, self.ref, segment_lines=self.segment_lines, segment_bytes=self.segment_bytes)
@@ -242,7 +242,7 @@ class BacklogRepository:
                     )
                     self.swap(snapshot.commit, commit)
                     return commit
-        except RetryError as exc:
+        except RetriesExhausted as exc:
             raise BackendFailure(
                 f"{self.ref} kept changing under concurrent writers ({self.cas_attempts} attempts); "
                 "nothing was lost and it is safe to run the command again"

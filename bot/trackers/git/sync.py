@@ -15,8 +15,6 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from tenacity import RetryError
-
 from bot.core.errors import BackendFailure, InvalidInput
 from bot.core.models import Answer, Decision, LogEntry
 from bot.core.tracker import SyncResult
@@ -35,7 +33,7 @@ from bot.trackers.git.layout import (
 from bot.trackers.git.objects import ObjectStore, Snapshot, Transaction, changed_files
 from bot.trackers.git.process import GitFailed
 from bot.trackers.git.proofs import Prover
-from bot.trackers.git.refs import TRACKING_NAMESPACE, CasLost
+from bot.trackers.git.refs import TRACKING_NAMESPACE, CasLost, RetriesExhausted
 from bot.trackers.git.repository import BacklogRepository
 from bot.trackers.git.view import BacklogView
 
@@ -64,7 +62,7 @@ class Syncer:
             for attempt in self.backlog.retrying(SYNC_ATTEMPTS):
                 with attempt:
                     return self._sync_once(remote)
-        except RetryError as exc:
+        except RetriesExhausted as exc:
             raise BackendFailure(
                 f"could not sync {self.backlog.ref} with {remote}: it kept changing; it is safe to run again"
             ) from exc
