@@ -17,7 +17,6 @@ exactly the same rules and the rules are tested without either.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -283,6 +282,8 @@ def interpret_answer(decision: Decision, value: str, command: Command) -> tuple[
 
 def _closest(decision: Decision, typed: str) -> str:
     """``did you mean 'x'? `` for a near miss of an option id, else nothing."""
+    import difflib  # only when an answer is refused: not at every command's start-up
+
     found = difflib.get_close_matches(typed.casefold(), [o.id.casefold() for o in decision.options], n=1, cutoff=0.6)
     if not found:
         return ""

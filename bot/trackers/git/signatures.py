@@ -26,7 +26,6 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
@@ -168,6 +167,8 @@ class Verifier:
             batches = [missing[i : i + VERIFY_BATCH] for i in range(0, len(missing), VERIFY_BATCH)]
             workers = max(1, min(len(batches), os.cpu_count() or 1))
             found: dict[str, Signature] = {}
+            from concurrent.futures import ThreadPoolExecutor  # only with signed answers: not at start-up
+
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 for result in pool.map(self._verify, batches):
                     found.update(result)
