@@ -13,12 +13,14 @@ from pathlib import Path
 
 import git
 import pytest
+from click.testing import CliRunner
 
+from bot.cli import cli
 from bot.core.errors import InvalidInput
 from bot.trackers.git import GitTracker
 from bot.trackers.git.process import NotARepository, find_repository
 from bot.trackers.git.refs import CasLost, RetriesExhausted, attempts
-from tests.git_helpers import make_repo, run_git
+from tests.git_helpers import make_repo, needs_input, run_git
 
 
 def real(path: str | os.PathLike[str] | None) -> str | None:
@@ -65,6 +67,41 @@ def test_a_worktree_shares_the_refs_of_its_main_repository(layouts: dict[str, Pa
     assert real(linked.common_dir) == real(layouts["checkout"] / ".git")
     assert real(linked.git_dir) != real(linked.common_dir)
     assert find_repository(layouts["bare"]).working_tree_dir is None
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_the_object_format_is_asked_in_the_same_process(tmp_path: Path, object_format: str) -> None:
+    run_git(tmp_path, "init", "-q", f"--object-format={object_format}", "repo")
+    assert find_repository(tmp_path / "repo").object_format == object_format
+    with GitTracker.open(tmp_path / "repo") as tracker:
+        assert tracker.backlog.object_format == object_format
+        assert len(tracker.backlog.store.zero) == {"sha1": 40, "sha256": 64}[object_format]
+
+
+def git_processes(repo: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> list[str]:
+    """The git commands a parkbot command started (git's own trace), by name."""
+    trace = repo.parent / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    CliRunner().invoke(cli, [*args, "--repo", str(repo)])
+    monkeypatch.delenv("GIT_TRACE")
+    started = [
+        line.split("built-in: git ", 1)[1].split()[0]
+        for line in trace.read_text().splitlines()
+        if "built-in: git " in line
+    ]
+    trace.unlink()
+    return started
+
+
+def test_show_and_gate_start_git_once_per_helper_they_need(
+    layouts: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding the repository and its object format is one ``rev-parse``; objects are read by one ``cat-file``."""
+    repo = layouts["checkout"]
+    parked = CliRunner().invoke(cli, ["park", "-", "--repo", str(repo)], input=needs_input().model_dump_json())
+    assert parked.exit_code == 0, parked.output
+    assert git_processes(repo, monkeypatch, "show", "billing-42-decision-refund") == ["rev-parse", "cat-file"]
+    assert git_processes(repo, monkeypatch, "gate", "--ref", "main") == ["rev-parse", "cat-file", "log"]
 
 
 def test_a_file_is_searched_from_its_folder(layouts: dict[str, Path]) -> None:

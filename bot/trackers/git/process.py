@@ -18,9 +18,8 @@ import sys
 import tempfile
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, NamedTuple, Protocol
 
 from bot.core.errors import BackendFailure
 
@@ -54,22 +53,23 @@ class NotARepository(Exception):
     """No git repository contains the path; the message is git's (or says the path does not exist)."""
 
 
-@dataclass(frozen=True)
-class Repository:
+class Repository(NamedTuple):
     """A repository found by :func:`find_repository`: its git directory, the directory its worktrees
-    share (refs, objects), and the top of its working tree (None when bare)."""
+    share (refs, objects), the top of its working tree (None when bare) and its object format
+    (``sha1``/``sha256``; None when this git cannot tell)."""
 
     git_dir: str
     common_dir: str
     working_tree_dir: str | None
+    object_format: str | None = None
 
 
 def find_repository(path: str | Path) -> Repository:
     """The repository containing ``path`` (parent directories searched), asked of ``git rev-parse``.
 
-    One process; ``--show-toplevel`` comes last because git refuses it (after printing the rest)
-    where there is no working tree: a bare repository, or inside the git directory itself, whose
-    working tree is then its parent, as GitPython said.
+    One process, which also asks for the object format; ``--show-toplevel`` comes last because git
+    refuses it (after printing the rest) where there is no working tree: a bare repository, or
+    inside the git directory itself, whose working tree is then its parent, as GitPython said.
     """
     start = Path(os.path.expandvars(os.path.expanduser(os.fspath(path)))).absolute()
     if not start.exists():
@@ -79,23 +79,27 @@ def find_repository(path: str | Path) -> Repository:
     # GIT_DIR (set in a hook, say) would answer for another repository than the one containing the
     # path; GitPython, which found the repository before, ignored it too when given a path.
     env = {name: value for name, value in os.environ.items() if name != "GIT_DIR"}
-    args = ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--is-bare-repository", "--show-toplevel"]
+    args = [
+        "rev-parse", "--absolute-git-dir", "--git-common-dir", "--is-bare-repository", "--show-object-format",
+        "--show-toplevel",
+    ]  # fmt: skip
     try:
         done = subprocess.run([git_executable(), *args], cwd=start, capture_output=True, env=env, check=False)
     except OSError as exc:
         raise BackendFailure(f"cannot run git: {exc.strerror or exc}") from exc
     lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) < 3:
+    if len(lines) < 4:
         raise NotARepository(
             done.stderr.decode("utf-8", "replace").strip() or f"git rev-parse exited {done.returncode}"
         )
-    git_dir, common, bare = lines[:3]
+    git_dir, common, bare, object_format = lines[:4]
     common_dir = str((start / common).resolve())
-    if len(lines) > 3 and done.returncode == 0:
-        top: str | None = lines[3]
+    if len(lines) > 4 and done.returncode == 0:
+        top: str | None = lines[4]
     else:
         top = None if bare == "true" else os.path.dirname(common_dir)
-    return Repository(git_dir, common_dir, top)
+    # git before 2.25 echoes the option it does not know; BacklogRepository then asks the old way.
+    return Repository(git_dir, common_dir, top, object_format if object_format in ("sha1", "sha256") else None)
 
 
 class GitFailed(BackendFailure):

@@ -24,7 +24,7 @@ from bot.core.errors import BackendFailure, InvalidInput
 from bot.trackers.git.layout import DEFAULT_REF
 from bot.trackers.git.objects import ObjectStore, Snapshot, Transaction
 from bot.trackers.git.packing import Packer
-from bot.trackers.git.process import Git, GitFailed, RepositoryPaths
+from bot.trackers.git.process import Git, GitFailed, Repository, RepositoryPaths
 from bot.trackers.git.refs import CAS_ATTEMPTS, CAS_SECONDS, RefReader, RefUpdater, RetriesExhausted, attempts
 from bot.trackers.git.view import BacklogEdit
 
@@ -78,7 +78,8 @@ class BacklogRepository:
         self.ref = ref
         self.git = Git(os.fspath(repo.git_dir), os.fspath(repo.working_tree_dir) if repo.working_tree_dir else None)
         self.common = Path(repo.common_dir)
-        self.object_format = self._object_format()
+        found = repo.object_format if isinstance(repo, Repository) else None  # asked when it was found
+        self.object_format = found or self._object_format()
         self.store = ObjectStore(self.git, self.object_format)
         self.refs = RefUpdater(self.git, self.store.zero)
         self.ref_reader = RefReader(self.common)
