@@ -48,6 +48,9 @@ NOT_FOR_GIT_COMMANDS = (
     "git",
     "gitdb",
     "tenacity",
+    # The repository has no .github/parkbot.yml: there is no YAML to read.
+    "yaml",
+    "bot.core.strict_yaml",
 )
 
 
@@ -103,6 +106,20 @@ def test_a_park_that_writes_loads_neither_gitpython_nor_tenacity(repo: Path, tmp
     after = subprocess.run(["git", "rev-parse", "refs/parkbot/backlog"], cwd=repo, capture_output=True, text=True)
     assert after.stdout != before.stdout  # it did write
     assert loaded(modules, ("git", "gitdb", "tenacity")) == []
+
+
+def test_a_configuration_file_is_read_with_pyyaml(repo: Path, tmp_path: Path) -> None:
+    """The other side of not loading PyYAML without a file: with one, it is read (and its settings apply)."""
+    checkout = tmp_path / "configured"
+    make_repo(checkout)
+    (checkout / ".github").mkdir()
+    (checkout / ".github" / "parkbot.yml").write_text("backlog_ref: refs/parkbot/other\n", encoding="utf-8")
+    modules = imported(["park", str(EXAMPLE)], checkout)
+    assert loaded(modules, ("yaml", "bot.core.strict_yaml")) != []
+    listed = subprocess.run(
+        ["git", "for-each-ref", "--format=%(refname)", "refs/parkbot/"], cwd=checkout, capture_output=True, text=True
+    )
+    assert listed.stdout.split() == ["refs/parkbot/other"]
 
 
 def test_a_command_loads_its_own_module_and_no_other_command_module(repo: Path) -> None:
