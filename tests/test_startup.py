@@ -2,7 +2,8 @@
 
 benchmarks/startup.py measures the times; this pins the cause. ``parkbot --help`` needs click and
 the command table only; ``gate``/``show``/``park`` on the embedded backlog never load the GitHub
-client, the event handlers, the report, the dashboard or the MCP server.
+client, the event handlers, the report, the dashboard or the MCP server, nor GitPython, tenacity,
+or (without a configuration file) PyYAML.
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ NOT_FOR_GIT_COMMANDS = (
     # The repository has no .github/parkbot.yml: there is no YAML to read.
     "yaml",
     "bot.core.strict_yaml",
+    # Near-miss suggestions (a refused answer) and parallel signature checks (signed answers) only.
+    "difflib",
+    "concurrent.futures",
 )
 
 
