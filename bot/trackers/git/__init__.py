@@ -36,8 +36,8 @@ Layout 1 (before the index) kept ``links/<h2>/<h16>.json``, ``origins/<h2>/<o>.j
 ``runs/<h2>/<h16>.json`` and the whole log under ``log/``. It is read as it is; the first write
 folds those indexes into ``decisions/index-*.json`` and writes ``LAYOUT``, in the same commit as the change.
 
-Modules, one job each: :mod:`~bot.trackers.git.process` (running git and its long-lived
-helpers), :mod:`~bot.trackers.git.objects` (object I/O, trees, snapshots, transactions),
+Modules, one job each: :mod:`~bot.trackers.git.process` (finding the repository, running git
+and its long-lived helpers), :mod:`~bot.trackers.git.objects` (object I/O, trees, snapshots, transactions),
 :mod:`~bot.trackers.git.layout` (the paths), :mod:`~bot.trackers.git.view` (reading and editing
 the files in either layout), :mod:`~bot.trackers.git.refs` (compare-and-swap, retries),
 :mod:`~bot.trackers.git.repository` (commits, signing, writes), :mod:`~bot.trackers.git.packing`
