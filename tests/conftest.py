@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
+import git
 import pytest
 
 from bot.trackers.github import GitHubTracker
 from tests.fakegithub import FakeGitHub
+from tests.git_helpers import make_repo
 from tests.github_support import fake_github, make_tracker
 
 
@@ -24,3 +27,11 @@ def fake() -> Iterator[FakeGitHub]:
 def tracker(fake: FakeGitHub) -> GitHubTracker:
     """A GitHubTracker on the ``fake`` repository."""
     return make_tracker(fake)
+
+
+@pytest.fixture
+def made_repo(tmp_path: Path) -> Iterator[git.Repo]:
+    """A real repository with one commit on ``main`` (:func:`tests.git_helpers.make_repo`), closed after."""
+    made = make_repo(tmp_path / "repo")
+    yield made
+    made.close()

@@ -40,10 +40,8 @@ def all_objects(path: Path | str) -> set[str]:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Any:
-    made = make_repo(tmp_path / "repo")
-    yield made
-    made.close()
+def repo(made_repo: git.Repo) -> git.Repo:
+    return made_repo
 
 
 # --- one commit, about ten objects ---------------------------------------------------------------

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import git
 import pytest
@@ -25,10 +24,8 @@ REF = "refs/parkbot/backlog"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Any:
-    made = make_repo(tmp_path / "repo")
-    yield made
-    made.close()
+def repo(made_repo: git.Repo) -> git.Repo:
+    return made_repo
 
 
 def parkbot(repo: git.Repo | Path, *args: str, stdin: str | None = None) -> Result:

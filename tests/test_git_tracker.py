@@ -43,10 +43,8 @@ REF = "refs/parkbot/backlog"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Any:
-    made = make_repo(tmp_path / "repo")
-    yield made
-    made.close()
+def repo(made_repo: git.Repo) -> git.Repo:
+    return made_repo
 
 
 @pytest.fixture
