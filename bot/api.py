@@ -759,9 +759,7 @@ class Backlog:
         """Hand the question back to the requester of an interactive run."""
         actor = self._actor(by, "acts")
         if self._leaves_commands():
-            return self._request(
-                lifecycle.act_command(self.tracker, self.config, id, actor, "/return"), "/return", actor
-            )
+            return self._ask(id, actor, "/return")
         outcome = lifecycle.return_to_requester(self.tracker, self.config, id, actor)
         filed = Filed.of(outcome)
         return filed._told(f"returned {filed.id} to {filed.owner}")
@@ -770,9 +768,7 @@ class Backlog:
         """Accept a review item's stated assumptions and close it."""
         actor = self._actor(by, "acts")
         if self._leaves_commands():
-            return self._request(
-                lifecycle.act_command(self.tracker, self.config, id, actor, "/accept"), "/accept", actor
-            )
+            return self._ask(id, actor, "/accept")
         outcome = lifecycle.accept_review(self.tracker, self.config, id, actor)
         resolved = Resolved.of(outcome)
         return resolved._told(f"{resolved.action} {resolved.id}: assumptions accepted")
@@ -781,8 +777,7 @@ class Backlog:
         """Turn assumption ``number`` of a review item into a recorded answer."""
         actor = self._actor(by, "acts")
         if self._leaves_commands():
-            command = f"/override {number} {text.strip()}"
-            return self._request(lifecycle.act_command(self.tracker, self.config, id, actor, command), command, actor)
+            return self._ask(id, actor, f"/override {number} {text.strip()}")
         outcome = lifecycle.override_assumption(self.tracker, self.config, id, number, text, actor)
         filed = Filed.of(outcome)
         return filed._told(f"{filed.action} {filed.id}: assumption {number} overridden")
@@ -806,6 +801,11 @@ class Backlog:
         """Whether an owner's act must be left as their own comment command (see :class:`Requested`)."""
         tracker = self.tracker
         return isinstance(tracker, OwnIdentityRecords) and not tracker.writes_as_itself()
+
+    def _ask(self, id: str, actor: Actor, command: str) -> Requested:
+        """Post ``command`` (``/return``, ``/accept``, ``/override ...``) as ``actor``'s own comment, once the
+        decision is open and ``actor`` one of its owners; the command's own rules apply when parkbot records it."""
+        return self._request(lifecycle.act_command(self.tracker, self.config, id, actor, command), command, actor)
 
     def _request(self, decision: Decision, text: str, actor: Actor) -> Requested:
         tracker = self.tracker

@@ -81,31 +81,36 @@ def whole_scan() -> Iterator[None]:
             gc.enable()
 
 
-def backend_options(func: F) -> F:
-    """``--backend``, ``--config``, ``--repo`` and ``--json`` on every command, in any position."""
-
-    @click.option(
+def where_options(func: F) -> F:
+    """``--backend``, ``--config`` and ``--repo``: where the decisions live and which configuration applies."""
+    func = click.option(
+        "--repo",
+        default=".",
+        show_default=True,
+        type=click.Path(file_okay=False),
+        help="A path inside the git repository that holds the embedded backlog.",
+    )(func)
+    func = click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="Configuration file (default: .github/parkbot.yml in the repository, if present).",
+    )(func)
+    return click.option(
         "--backend",
         type=click.Choice(BACKEND_NAMES),
         default="git",
         show_default=True,
         envvar="PARKBOT_BACKEND",
         help="Where decisions live: the embedded git backlog, or GitHub issues (env PARKBOT_BACKEND).",
-    )
-    @click.option(
-        "--config",
-        "config_path",
-        type=click.Path(dir_okay=False),
-        default=None,
-        help="Configuration file (default: .github/parkbot.yml in the repository, if present).",
-    )
-    @click.option(
-        "--repo",
-        default=".",
-        show_default=True,
-        type=click.Path(file_okay=False),
-        help="A path inside the git repository that holds the embedded backlog.",
-    )
+    )(func)
+
+
+def backend_options(func: F) -> F:
+    """``--backend``, ``--config``, ``--repo`` and ``--json`` on every command, in any position."""
+
+    @where_options
     @json_option
     @functools.wraps(func)
     def wrapper(*args: Any, backend: str, config_path: str | None, repo: str, as_json: bool, **kwargs: Any) -> Any:

@@ -6,32 +6,11 @@ import os
 
 import click
 
-from bot.cli.common import BACKEND_NAMES
+from bot.cli.common import where_options
 
 
 @click.command()
-@click.option(
-    "--backend",
-    type=click.Choice(BACKEND_NAMES),
-    default="git",
-    show_default=True,
-    envvar="PARKBOT_BACKEND",
-    help="Where decisions live: the embedded git backlog, or GitHub issues (env PARKBOT_BACKEND).",
-)
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Configuration file (default: .github/parkbot.yml in the repository, if present).",
-)
-@click.option(
-    "--repo",
-    default=".",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="A path inside the git repository that holds the embedded backlog.",
-)
+@where_options
 def mcp(backend: str, config_path: str | None, repo: str) -> None:
     """Serve parkbot to agents over the Model Context Protocol (stdio).
 

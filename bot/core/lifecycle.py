@@ -343,10 +343,18 @@ def _resolve_once(
     now: datetime | None,
 ) -> ResolveOutcome:
     decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, source, now)
-    if decision.state == "resolved" and recorded is not None:
-        return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
+    unchanged = _already_answered(tracker, decision, recorded)
+    if unchanged is not None:
+        return unchanged
     action: ResolveAction = "completed" if recorded else "resolved"
     return _complete(tracker, decision, recorded or answer, action, answer.at)
+
+
+def _already_answered(tracker: Tracker, decision: Decision, recorded: Answer | None) -> ResolveOutcome | None:
+    """Resolved stays resolved: the same answer again is ``unchanged`` (a different one was refused already)."""
+    if decision.state == "resolved" and recorded is not None:
+        return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
+    return None
 
 
 def _judge_answer(
@@ -397,8 +405,9 @@ def answer_command(
     the outcome says ``unchanged`` (a different answer is refused, as :func:`resolve` refuses it).
     """
     decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, None, None)
-    if decision.state == "resolved" and recorded is not None:
-        return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
+    unchanged = _already_answered(tracker, decision, recorded)
+    if unchanged is not None:
+        return unchanged
     return decision, f"/{COMMAND_FOR_KIND[answer.kind]} {answer.value}"
 
 

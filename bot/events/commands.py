@@ -93,12 +93,16 @@ def handle_comment(
     now: datetime | None = None,
 ) -> CommandResult:
     """Run the command in one comment (see the module docstring); ``actor`` is who wrote it, as verified."""
-    taken_up = read_marker(body or "") is None and parse(body or "") is not None
-    if taken_up:
-        _react(tracker, issue_number, comment_id, "eyes")
-    result = _handle(tracker, config, issue_number=issue_number, comment_id=comment_id, body=body, actor=actor, now=now)
-    if taken_up:
-        _react(tracker, issue_number, comment_id, "confused" if result.refused else "+1")
+    if read_marker(body or "") is not None:
+        return CommandResult("ignored", "own_comment")
+    command = parse(body or "")
+    if command is None:
+        return CommandResult("ignored", "no_command")
+    _react(tracker, issue_number, comment_id, "eyes")
+    result = _handle(
+        tracker, config, command, issue_number=issue_number, comment_id=comment_id, body=body, actor=actor, now=now
+    )
+    _react(tracker, issue_number, comment_id, "confused" if result.refused else "+1")
     return result
 
 
@@ -118,19 +122,16 @@ def _react(tracker: Tracker, issue_number: int, comment_id: int | str, content: 
 def _handle(
     tracker: CommentTracker,
     config: Config,
+    command: Command,
     *,
     issue_number: int,
     comment_id: int | str,
     body: str,
     actor: Actor,
-    now: datetime | None = None,
+    now: datetime | None,
 ) -> CommandResult:
-    if read_marker(body or "") is not None:
-        return CommandResult("ignored", "own_comment")
+    """One parsed command: who wrote it, on which decision, then the core call; refusals are replied to."""
     author = actor.login
-    command = parse(body or "")
-    if command is None:
-        return CommandResult("ignored", "no_command")
     key = str(comment_id)
 
     def refuse(reason: str, message: str, decision_id: str | None = None) -> CommandResult:
