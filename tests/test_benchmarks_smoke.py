@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import subprocess
 import sys
@@ -12,18 +11,14 @@ from types import ModuleType
 
 import pytest
 
+from tests.scripts import load_script
+
 BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "git_backlog.py"
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("parkbot_benchmark_git_backlog", BENCHMARK)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script(BENCHMARK, "parkbot_benchmark_git_backlog")
 
 
 def test_the_benchmark_measures_whole_processes_and_prints_tables(bench: ModuleType, tmp_path: Path) -> None:

@@ -20,6 +20,8 @@ import responses
 from github import Auth, Github, GithubException
 from github.GithubException import RateLimitExceededException, UnknownObjectException
 
+from tests.scripts import load_script
+
 try:  # rootdir-relative import when tests/ is a package, else tests/ is on sys.path
     from tests.fakegithub import FakeGitHub, OpenAPIViolation
     from tests.fakegithub import payloads as fake_payloads
@@ -601,13 +603,7 @@ def test_trimmed_openapi_is_self_contained() -> None:
     refs = set(re.findall(r'"\$ref": "#/components/([^/]+)/([^"]+)"', json.dumps(spec)))
     assert refs
     assert all(name in spec["components"][section] for section, name in refs)
-    import importlib.util
-
-    loader = importlib.util.spec_from_file_location("oa_regen", TESTS / "openapi" / "regenerate.py")
-    assert loader is not None
-    assert loader.loader is not None
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
+    module = load_script(TESTS / "openapi" / "regenerate.py", "oa_regen")
     ops = {op["operationId"] for item in spec["paths"].values() for k, op in item.items() if k != "parameters"}
     assert ops == set(module.OPERATIONS)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -10,6 +9,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.scripts import load_script
 
 TOOL = Path(__file__).resolve().parents[1] / "benchmarks" / "mutation.py"
 
@@ -106,13 +107,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("parkbot_benchmark_mutation", TOOL)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script(TOOL, "parkbot_benchmark_mutation")
 
 
 def run_tool(*args: str) -> subprocess.CompletedProcess[str]:

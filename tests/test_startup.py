@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.git_helpers import make_repo
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "needs_input.json"
@@ -148,14 +149,7 @@ def test_the_schema_is_built_only_when_a_result_is_read(repo: Path) -> None:
 
 def test_the_startup_benchmark_still_runs(tmp_path: Path) -> None:
     """A tiny run of benchmarks/startup.py (its numbers mean nothing here; the real run is by hand)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("parkbot_benchmark_startup", ROOT / "benchmarks" / "startup.py")
-    assert spec is not None
-    assert spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
+    bench = load_script(ROOT / "benchmarks" / "startup.py", "parkbot_benchmark_startup")
     text = bench.run(pairs=1, size=3, samples=2, waits=1, root=tmp_path)
     assert "| `parkbot gate --ref` |" in text
     assert "| backlog of 3 decisions |" in text
