@@ -636,3 +636,42 @@ def test_a_native_dependency_gone_since_its_listing_does_not_lose_the_others(
     monkeypatch.setattr(tracker.dependents, "_native_blockers", lambda _number: (listed, True))
     result = lifecycle.gate(tracker, CONFIG, f"#{pr.number}")
     assert [d.id for d in result.blocking] == [DID]
+
+
+def test_a_forged_resolution_does_not_stop_the_owners_own_answer_from_being_posted(
+    fake: FakeGitHub, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A writer (here another App) posts parkbot's answer record with the owner's answer: the owner's
+    `parkbot resolve` must still post the owner's command, never report the forged answer as `unchanged`."""
+    blocked_pull(fake)
+    number = decision_number(fake)
+    forge_answer(fake, number, "helper-app[bot]")
+    fake.add_token("ghp_alice", "alice", kind="personal")
+    monkeypatch.setenv("PARKBOT_BOT_LOGIN", fake.login)
+    outcome = cli(fake, tmp_path, monkeypatch, "ghp_alice", "resolve", DID, "--answer", "full_original")
+    assert outcome.exit_code == 0, outcome.output
+    requested = json.loads(outcome.stdout)
+    assert (requested["action"], requested["command"]) == ("requested", "/decide full_original")
+    assert [c.body for c in fake.comments.values() if c.issue_number == number and c.user == "alice"] == [
+        "/decide full_original"
+    ]
+
+
+def test_a_forged_escalation_does_not_change_whom_the_owners_escalate_names(
+    fake: FakeGitHub, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Rewriting the hidden block so the question seems escalated to mallory gives mallory nothing: the
+    owner's `parkbot escalate` still moves it from alice to carol, as the configuration says."""
+    blocked_pull(fake)
+    number = decision_number(fake)
+    issue = fake.issues[number]
+    issue.body = issue.body.replace('"owner":"alice"', '"owner":"mallory"')  # any writer may edit the body
+    fake.add_token("ghp_alice", "alice", kind="personal")
+    monkeypatch.setenv("PARKBOT_BOT_LOGIN", fake.login)
+    outcome = cli(fake, tmp_path, monkeypatch, "ghp_alice", "escalate", DID)
+    assert outcome.exit_code == 0, outcome.output
+    requested = json.loads(outcome.stdout)
+    assert (requested["action"], requested["command"]) == ("requested", "/escalate carol")
+    fake.add_token("ghp_mallory", "mallory", kind="personal")
+    refused = cli(fake, tmp_path, monkeypatch, "ghp_mallory", "escalate", DID)
+    assert (refused.exit_code, json.loads(refused.stdout)["error"]) == (3, "not_authorized")

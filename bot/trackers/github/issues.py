@@ -194,8 +194,11 @@ class DecisionIssues:
 
         Only reads that fetched the issue's comments notify (every read of one decision does; scans
         do not), so the same findings always make the same key. Reading must not fail because a
-        notice cannot be written (a read-only token, say): the problems are in the decision anyway.
+        notice cannot be written (a read-only token, say): the problems are in the decision anyway. Only
+        parkbot's own identity posts it: a notice under a person's login would not be parkbot's record.
         """
+        if not self._store.writes_as_itself():
+            return  # a person's token (parkbot resolve on a workstation) never writes in parkbot's name
         key = "changed-" + hashlib.sha256("\n".join(sorted(problems)).encode("utf-8")).hexdigest()[:16]
         if not self._store.first_notice(found.number, key):
             return
