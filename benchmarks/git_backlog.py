@@ -1,6 +1,6 @@
 """What the embedded git backlog costs as it grows: whole `parkbot` processes at 10, 1,000 and 10,000 decisions.
 
-For each size the backlog is built in-process (``bot.core.lifecycle.park`` with the default
+For each size the backlog is built in-process (``parkbot.core.lifecycle.park`` with the default
 configuration, precedents on; every tenth decision is resolved, so the log, the answers and the
 precedent index fill too), because building 10,000 decisions through 10,000 processes would take
 hours. Then every command is timed the way a person or a CI job runs it: a whole ``parkbot``
@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 try:
-    import bot  # noqa: F401
+    import parkbot  # noqa: F401
 except ImportError:  # run as a script from a checkout: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -58,11 +58,11 @@ import contextlib
 
 import git
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config
-from bot.core.models import parse_result
-from bot.trackers.git import GitTracker
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config
+from parkbot.core.models import parse_result
+from parkbot.trackers.git import GitTracker
 
 GATED_BRANCH = "bench/gated"
 DEFAULT_SIZES = (10, 1000, 10000)
@@ -166,7 +166,7 @@ def disk_kib(folder: Path) -> int:
 
 def parkbot_command() -> list[str]:
     script = Path(sys.executable).with_name("parkbot")
-    return [str(script)] if script.exists() else [sys.executable, "-c", "from bot.cli import main; main()"]
+    return [str(script)] if script.exists() else [sys.executable, "-c", "from parkbot.cli import main; main()"]
 
 
 #: Runs one command and prints its wall time and ``wait4`` figures. Timed processes are started from this
@@ -209,7 +209,7 @@ READERS = {
 }
 READER = """
 import sys, time
-from bot.trackers.git import GitTracker
+from parkbot.trackers.git import GitTracker
 tracker = GitTracker.open(".")
 started = time.perf_counter()
 count = {expression}
@@ -323,9 +323,9 @@ def time_commands(
 
 def compile_bytecode() -> None:
     """Compile the ``bot`` package, as ``pip install`` does, so no timed process compiles a module."""
-    import bot
+    import parkbot
 
-    compileall.compile_dir(Path(bot.__file__).resolve().parent, quiet=1)
+    compileall.compile_dir(Path(parkbot.__file__).resolve().parent, quiet=1)
 
 
 def _kept(keep: Path, size: int) -> Path:

@@ -38,15 +38,15 @@ if str(ROOT) not in sys.path:
 
 from click.testing import CliRunner, Result  # noqa: E402
 
-from bot.core import lifecycle  # noqa: E402
-from bot.core.authority import Actor  # noqa: E402
-from bot.core.config import Config, Owners  # noqa: E402
-from bot.core.models import Answer, Decision, NeedsInput  # noqa: E402
-from bot.trackers.github import DECISION_LABEL, GitHubTracker, index_label, precedent_labels  # noqa: E402
-from bot.trackers.github import client as github_client  # noqa: E402
-from bot.trackers.github.client import RetryPolicy  # noqa: E402
-from bot.trackers.github.labels import decision_label  # noqa: E402
-from bot.trackers.github.render import render_decision  # noqa: E402
+from parkbot.core import lifecycle  # noqa: E402
+from parkbot.core.authority import Actor  # noqa: E402
+from parkbot.core.config import Config, Owners  # noqa: E402
+from parkbot.core.models import Answer, Decision, NeedsInput  # noqa: E402
+from parkbot.trackers.github import DECISION_LABEL, GitHubTracker, index_label, precedent_labels  # noqa: E402
+from parkbot.trackers.github import client as github_client  # noqa: E402
+from parkbot.trackers.github.client import RetryPolicy  # noqa: E402
+from parkbot.trackers.github.labels import decision_label  # noqa: E402
+from parkbot.trackers.github.render import render_decision  # noqa: E402
 from tests.fakegithub import FakeGitHub  # noqa: E402
 from tests.github_support import TOKEN, fake_github, make_tracker, needs_input  # noqa: E402
 
@@ -139,7 +139,7 @@ def instant_retries() -> Iterator[None]:
 
 def parkbot(world: World, *args: str, expect: int = 0, **env: str) -> Result:
     """``parkbot ARGS`` against the fake, as a fresh process would run it."""
-    from bot.cli import cli
+    from parkbot.cli import cli
 
     fake = world.fake
     base = {
@@ -182,9 +182,9 @@ def result_file(world: World, **changes: Any) -> str:
 def reconciled_dashboard(fake: FakeGitHub) -> None:
     """The dashboard the last scheduled reconcile left: a recount of the fake's decisions, computed
     in-process from its state (reading them through the API would only make the benchmark slow)."""
-    from bot.dashboard_refresh import recount_index
-    from bot.report.dashboard_body import render_body
-    from bot.trackers.github.render import parse_decision
+    from parkbot.dashboard_refresh import recount_index
+    from parkbot.report.dashboard_body import render_body
+    from parkbot.trackers.github.render import parse_decision
 
     decisions = []
     for issue in fake.issues.values():

@@ -8,10 +8,10 @@ ran the mutated lines, quickest first, stopping at the first failure, under a pe
 timeout counts as detected). Mutants listed in the equivalents file are reported as "equivalent", and an
 entry that matches no surviving mutant is reported as stale.
 
-    python benchmarks/mutation.py bot/core/commands.py             # one module (a path or bot.core.commands)
-    python benchmarks/mutation.py --all                       # every module in the mapping
-    python benchmarks/mutation.py bot/core/lifecycle.py --function 'resolve*'
-    python benchmarks/mutation.py bot/core/identity.py --toml      # survivors as equivalents entries
+    python benchmarks/mutation.py bot/parkbot/core/commands.py   # one module (or parkbot.core.commands)
+    python benchmarks/mutation.py --all                           # every module in the mapping
+    python benchmarks/mutation.py bot/parkbot/core/lifecycle.py --function 'resolve*'
+    python benchmarks/mutation.py bot/parkbot/core/identity.py --toml   # survivors as equivalents entries
 
 Exit status: 0 when every module was measured (survivors do not fail the run), 2 for a usage or
 configuration error, or when a module's tests fail without any mutation. See
@@ -91,6 +91,8 @@ class Settings:
     workers: int
     timeout_factor: float
     timeout_seconds: float
+    #: Where packages live (bot/ holds parkbot): a module's dotted name is its path below this.
+    source_root: Path = Path()
 
 
 def load_settings(root: Path) -> Settings:
@@ -106,7 +108,7 @@ def load_settings(root: Path) -> Settings:
     if not isinstance(table, dict):
         raise UsageError(f"{pyproject} has no [tool.parkbot.mutation] table")
     where = f"{pyproject} [tool.parkbot.mutation]"
-    known = {"tests", "equivalents", "workers", "timeout_factor", "timeout_seconds"}
+    known = {"tests", "equivalents", "workers", "timeout_factor", "timeout_seconds", "source_root"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -131,7 +133,15 @@ def load_settings(root: Path) -> Settings:
         workers=workers,
         timeout_factor=_number(table, "timeout_factor", 10.0, where, float),
         timeout_seconds=_number(table, "timeout_seconds", 10.0, where, float),
+        source_root=Path(_source_root(table, where)),
     )
+
+
+def _source_root(table: dict[str, Any], where: str) -> str:
+    value = table.get("source_root", ".")
+    if not isinstance(value, str) or not value:
+        raise UsageError(f'{where}: "source_root" must be a folder, relative to the project')
+    return value
 
 
 def _number(table: dict[str, Any], key: str, default: float, where: str, kind: type) -> Any:
@@ -148,7 +158,7 @@ def _normal_path(path: str) -> str:
 
 
 def module_path(argument: str, settings: Settings) -> str:
-    """A module given as a path (``bot/core/commands.py``) or a dotted name (``bot.core.commands``): its key."""
+    """A module as a path (``bot/parkbot/core/commands.py``) or a dotted name (``parkbot.core.commands``): its key."""
     if argument.endswith(".py") or "/" in argument or os.sep in argument:
         path = Path(argument)
         if path.is_absolute() or not (settings.root / path).exists():
@@ -157,7 +167,7 @@ def module_path(argument: str, settings: Settings) -> str:
                 path = candidate.relative_to(settings.root.resolve())
         key = _normal_path(str(path))
     else:
-        as_path = Path(*argument.split("."))
+        as_path = settings.source_root.joinpath(*argument.split("."))
         package = as_path / "__init__.py"
         key = package.as_posix() if (settings.root / package).exists() else as_path.with_suffix(".py").as_posix()
     if key not in settings.tests:
@@ -171,8 +181,8 @@ def module_path(argument: str, settings: Settings) -> str:
     return key
 
 
-def dotted_name(path: str) -> str:
-    parts = list(Path(path).with_suffix("").parts)
+def dotted_name(path: str, source_root: Path = Path()) -> str:
+    parts = list(Path(path).with_suffix("").relative_to(source_root).parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -554,7 +564,7 @@ class _Session:
             self.error = f"{' '.join(self.settings.tests[self.module])} collects no test"
             return
         self.tests = len(items)
-        name = dotted_name(self.module)
+        name = dotted_name(self.module, self.settings.source_root)
         target = importlib.import_module(name)
         if Path(target.__file__ or "").resolve() != (self.settings.root / self.module).resolve():
             self.error = f"importing {name} loads {target.__file__}, not {self.module}"
@@ -988,7 +998,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python benchmarks/mutation.py",
         description="Run a module's mutants (mutmut's engine) against the tests mapped to it in pyproject.toml.",
     )
-    parser.add_argument("modules", nargs="*", metavar="MODULE", help="a path (bot/core/commands.py) or a dotted name")
+    parser.add_argument(
+        "modules", nargs="*", metavar="MODULE", help="a path (bot/parkbot/core/commands.py) or a dotted name"
+    )
     parser.add_argument("--all", action="store_true", help="every module in [tool.parkbot.mutation.tests]")
     parser.add_argument(
         "--function",

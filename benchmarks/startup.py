@@ -35,11 +35,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 try:
-    import bot  # noqa: F401
+    import parkbot
 except ImportError:  # run as a script from a checkout: make the package importable
     sys.path.insert(0, str(ROOT))
 
-from bot import Backlog  # noqa: E402 - after making the package importable
+from parkbot import Backlog  # noqa: E402 - after making the package importable
 
 EXAMPLE = ROOT / "examples" / "needs_input.json"
 #: command -> the largest acceptable median ratio to ``python -c pass``.
@@ -90,15 +90,15 @@ def result(i: int) -> dict[str, object]:
 
 
 def parkbot() -> list[str]:
-    """The console script as users run it, next to this interpreter (else ``python -m bot``)."""
+    """The console script as users run it, next to this interpreter (else ``python -m parkbot``)."""
     script = Path(sys.executable).with_name("parkbot")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "bot"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "parkbot"]
 
 
 def cache_bytecode(tree: Path) -> None:
     """Write the bytecode of ``tree``'s package, which a run with PYTHONDONTWRITEBYTECODE set would never do:
     every command would compile its modules again, and the figures would measure the compiler."""
-    compileall.compile_dir(str(tree / "bot"), quiet=1)
+    compileall.compile_dir(str(tree / "bot" / "parkbot"), quiet=1)
 
 
 def _timed(argv: list[str], cwd: Path) -> tuple[float, float]:
@@ -164,7 +164,7 @@ def startup(pairs: int, root: Path) -> list[Startup]:
 
 
 def against(revision: str, pairs: int, root: Path) -> list[tuple[str, float, float]]:
-    """(command, CPU-time ratio of ``revision``, of this checkout), both run as ``python -m bot`` under the same load.
+    """(command, CPU-time ratio of ``revision``, of this checkout), both run as ``python -m parkbot`` under one load.
 
     Interleaved runs of the two versions share whatever else the machine is doing, so their ratio to
     ``python -c pass`` compares them fairly even where the absolute ratios are inflated by a busy machine.
@@ -177,7 +177,7 @@ def against(revision: str, pairs: int, root: Path) -> list[tuple[str, float, flo
         repo = make_repo(root / "against")
         env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
         subprocess.run([*parkbot(), "park", str(EXAMPLE)], cwd=repo, check=True, capture_output=True)
-        versions = {"old": {**env, "PYTHONPATH": str(old)}, "new": {**env, "PYTHONPATH": str(ROOT)}}
+        versions = {"old": {**env, "PYTHONPATH": str(old)}, "new": {**env, "PYTHONPATH": str(ROOT / "bot")}}
         rows = []
         for name, args in {
             "--help": ["--help"],
@@ -188,7 +188,7 @@ def against(revision: str, pairs: int, root: Path) -> list[tuple[str, float, flo
             for _ in range(pairs):
                 base = _timed([sys.executable, "-c", "pass"], repo)[1]
                 for version, version_env in versions.items():
-                    took = _cpu([sys.executable, "-m", "bot", *args], repo, version_env)
+                    took = _cpu([sys.executable, "-m", "parkbot", *args], repo, version_env)
                     ratios[version].append(took / max(base, 0.001))
             rows.append((name, statistics.median(ratios["old"]), statistics.median(ratios["new"])))
         return rows

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli import cli
+from parkbot.cli import cli
 
 TARGET = Path(__file__).with_name("cli.md")
 
@@ -38,7 +38,7 @@ from `GITHUB_TOKEN`, `GITHUB_REPOSITORY` and `GITHUB_API_URL`.
 With `--json`, every outcome is exactly one JSON object on stdout: the command's result, or for any
 failure `{"error": <reason>, "message": ..., "exit_code": ...}` (the message is on stderr as well).
 Usage errors that click reports (an unknown option, a missing argument, a malformed value such as
-`--timeout nan`) are exit 2 with `"error": "usage"`. The Python API (`from bot import Backlog`) and
+`--timeout nan`) are exit 2 with `"error": "usage"`. The Python API (`from parkbot import Backlog`) and
 `parkbot mcp` return the same objects; see [agents.md](agents.md).
 
 Durations (`wait --timeout`, `report --since`, `list --answered-since`) are written `90s`, `10m`,

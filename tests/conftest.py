@@ -8,7 +8,7 @@ from pathlib import Path
 import git
 import pytest
 
-from bot.trackers.github import GitHubTracker
+from parkbot.trackers.github import GitHubTracker
 from tests.fakegithub import FakeGitHub
 from tests.git_helpers import make_repo
 from tests.github_support import fake_github, make_tracker

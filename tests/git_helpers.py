@@ -14,7 +14,7 @@ from typing import Any
 
 import git
 
-from bot.core.models import NeedsInput, parse_result
+from parkbot.core.models import NeedsInput, parse_result
 
 USER_NAME = "Alice Owner"
 USER_EMAIL = "alice@example.com"

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.core.config import Config, Owners
-from bot.core.models import NeedsInput, parse_result
-from bot.trackers.github import GitHubTracker
-from bot.trackers.github.client import GitHubSettings, RetryPolicy, build_client
+from parkbot.core.config import Config, Owners
+from parkbot.core.models import NeedsInput, parse_result
+from parkbot.trackers.github import GitHubTracker
+from parkbot.trackers.github.client import GitHubSettings, RetryPolicy, build_client
 from tests.fakegithub import FakeGitHub
 
 TOKEN = "ghs_contractharnesstoken000000000000000"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from bot.cli import cli
+from parkbot.cli import cli
 from tests.github_support import fake_github
 
 DID = "billing-42-decision-refund"

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.core.authority import Actor
-from bot.core.errors import ConcurrentChange
-from bot.core.models import Answer, Decision, LogEntry
-from bot.core.tracker import DependentState, GateResult, Location, ReactionContent, Role
+from parkbot.core.authority import Actor
+from parkbot.core.errors import ConcurrentChange
+from parkbot.core.models import Answer, Decision, LogEntry
+from parkbot.core.tracker import DependentState, GateResult, Location, ReactionContent, Role
 
 
 class MemoryTracker:

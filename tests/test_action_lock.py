@@ -177,7 +177,7 @@ def restored_venv(tmp_path: Path, stamp: str) -> Path:
         text=True,
     ).stdout.strip()
     here = sysconfig.get_paths()["purelib"]  # this test run's dependencies stand in for the locked ones
-    Path(site, "parkbot-checkout.pth").write_text(f"{ROOT}\n{here}\n", encoding="utf-8")
+    Path(site, "parkbot-checkout.pth").write_text(f"{ROOT / 'bot'}\n{here}\n", encoding="utf-8")
     (venv / "parkbot-cache-key").write_text(stamp, encoding="utf-8")
     return venv
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,9 +13,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import bot
-from bot import Backlog, ParkbotError
-from bot.cli import cli
+import parkbot
+from parkbot import Backlog, ParkbotError
+from parkbot.cli import cli
 from tests.git_helpers import cli_repo, commit_on_branch
 from tests.github_support import TOKEN, fake_github
 
@@ -79,8 +80,8 @@ def test_on_the_git_backlog_every_api_result_is_the_commands_json(repo: Path) ->
 
 
 def test_on_github_every_api_result_is_the_commands_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.trackers.github import client as github_client
-    from bot.trackers.github.client import RetryPolicy
+    from parkbot.trackers.github import client as github_client
+    from parkbot.trackers.github.client import RetryPolicy
 
     real = github_client.client_from_env
     monkeypatch.setattr(github_client, "client_from_env", lambda env: real(env, policy=RetryPolicy.instant()))
@@ -126,15 +127,27 @@ def test_on_github_every_api_result_is_the_commands_json(tmp_path: Path, monkeyp
     fake.assert_no_violations()
 
 
-def test_importing_bot_loads_nothing_and_names_resolve_on_first_use() -> None:
+def test_importing_parkbot_loads_nothing_and_names_resolve_on_first_use() -> None:
     code = (
-        "import sys, bot; heavy = [m for m in sys.modules if m.split('.')[0] in "
+        "import sys, parkbot; heavy = [m for m in sys.modules if m.split('.')[0] in "
         "('pydantic', 'git', 'click', 'yaml', 'github', 'mcp')]; print(heavy)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.strip() == "[]"
-    assert bot.Backlog is Backlog
-    assert bot.Refused.__mro__[1] is bot.ParkbotError
-    assert {"Backlog", "ParkbotError", "Refused", "Duration", "parse_result"} <= set(dir(bot))
+    assert parkbot.Backlog is Backlog
+    assert parkbot.Refused.__mro__[1] is parkbot.ParkbotError
+    assert {"Backlog", "ParkbotError", "Refused", "Duration", "parse_result"} <= set(dir(parkbot))
     with pytest.raises(AttributeError):
-        bot.Nothing  # noqa: B018
+        parkbot.Nothing  # noqa: B018
+
+
+def test_a_project_with_its_own_bot_folder_still_imports_parkbot(tmp_path: Path) -> None:
+    """A user's own ``bot/`` package (a common name for chat bots) shadows nothing of parkbot's."""
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "__init__.py").write_text("NAME = 'the user own bot'\n", encoding="utf-8")
+    code = "import bot, parkbot; from parkbot import Backlog; print(bot.NAME, '|', Backlog.__module__)"
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split(" | ")[0] == "the user own bot"
+    assert done.stdout.strip().endswith("parkbot.api")

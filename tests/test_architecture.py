@@ -12,18 +12,18 @@ from pathlib import Path
 
 import pytest
 
-BOT = Path(__file__).resolve().parents[1] / "bot"
+BOT = Path(__file__).resolve().parents[1] / "bot" / "parkbot"
 
 #: What the core may never reach for: adapters, translators, wire formats, processes, the network, the terminal.
 NOT_IN_THE_CORE = (
-    "bot.trackers",
-    "bot.events",
-    "bot.cli",
-    "bot.api",
-    "bot.mcp_server",
-    "bot.backends",
-    "bot.config_file",
-    "bot.report",
+    "parkbot.trackers",
+    "parkbot.events",
+    "parkbot.cli",
+    "parkbot.api",
+    "parkbot.mcp_server",
+    "parkbot.backends",
+    "parkbot.config_file",
+    "parkbot.report",
     "github",
     "git",
     "gitdb",
@@ -94,7 +94,7 @@ def test_the_core_reads_no_file_and_no_environment() -> None:
 
 @pytest.mark.parametrize(("adapter", "other"), [("github", "git"), ("git", "github")])
 def test_an_adapter_never_reaches_into_the_other_or_into_the_translators(adapter: str, other: str) -> None:
-    banned = (f"bot.trackers.{other}", "bot.events", "bot.cli", "bot.api", "bot.mcp_server")
+    banned = (f"parkbot.trackers.{other}", "parkbot.events", "parkbot.cli", "parkbot.api", "parkbot.mcp_server")
     crossings = [
         f"{where(path, line)} imports {module}"
         for path in modules(BOT / "trackers" / adapter)
@@ -108,7 +108,7 @@ def test_no_private_name_crosses_a_module() -> None:
     crossings = []
     for path in modules(BOT):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bot"):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("parkbot"):
                 crossings += [
                     f"{where(path, node.lineno)} imports {node.module}.{alias.name}"
                     for alias in node.names
@@ -119,7 +119,7 @@ def test_no_private_name_crosses_a_module() -> None:
 
 def test_the_checks_see_a_crossing_when_there_is_one(tmp_path: Path) -> None:
     """The walkers above find imports inside functions and relative ones (so an empty list means something)."""
-    sample = tmp_path / "bot" / "core" / "probe.py"
+    sample = tmp_path / "bot" / "parkbot" / "core" / "probe.py"
     sample.parent.mkdir(parents=True)
     sample.write_text("def later():\n    import subprocess\n    from ..trackers.git import GitTracker\n", "utf-8")
-    assert [module for _, module in imported(sample, tmp_path)] == ["subprocess", "bot.trackers.git"]
+    assert [module for _, module in imported(sample, tmp_path / "bot")] == ["subprocess", "parkbot.trackers.git"]

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot.backends import BACKENDS, github_env, repository_from_remote, web_host
-from bot.cli import cli
-from bot.cli.common import BACKEND_NAMES
-from bot.core.errors import InvalidInput
+from parkbot.backends import BACKENDS, github_env, repository_from_remote, web_host
+from parkbot.cli import cli
+from parkbot.cli.common import BACKEND_NAMES
+from parkbot.core.errors import InvalidInput
 from tests.git_helpers import make_repo, run_git
 from tests.github_support import TOKEN, fake_github
 
@@ -85,8 +85,8 @@ def test_an_origin_on_another_host_is_not_used_and_the_message_says_why(tmp_path
 
 def test_the_cli_works_with_only_a_token_in_a_clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The whole path: GITHUB_REPOSITORY unset, inferred from origin, requests go to that repository."""
-    from bot.trackers.github import client as github_client
-    from bot.trackers.github.client import RetryPolicy
+    from parkbot.trackers.github import client as github_client
+    from parkbot.trackers.github.client import RetryPolicy
 
     real = github_client.client_from_env
     monkeypatch.setattr(github_client, "client_from_env", lambda env: real(env, policy=RetryPolicy.instant()))

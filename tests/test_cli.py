@@ -14,7 +14,7 @@ import git
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
+from parkbot.cli import cli
 from tests.git_helpers import cli_repo
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "needs_input.json"
@@ -175,7 +175,7 @@ def test_wait_returns_the_answer_or_times_out(repo: git.Repo) -> None:
 def test_wait_interrupted_by_sigterm_exits_blocked(repo: git.Repo) -> None:
     run("park", str(EXAMPLE))
     process = subprocess.Popen(
-        [sys.executable, "-m", "bot", "wait", "billing-42-decision-refund", "--timeout", "60s"],
+        [sys.executable, "-m", "parkbot", "wait", "billing-42-decision-refund", "--timeout", "60s"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -220,8 +220,8 @@ def test_every_command_has_an_example_in_its_help() -> None:
 
 
 def test_python_dash_m_bot_and_the_console_script_agree(repo: git.Repo) -> None:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    module = subprocess.run([sys.executable, "-m", "bot", "--version"], capture_output=True, text=True, env=env)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "bot")}
+    module = subprocess.run([sys.executable, "-m", "parkbot", "--version"], capture_output=True, text=True, env=env)
     assert module.returncode == 0
     assert "parkbot" in module.stdout
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.commands import COMMAND_NAMES, Command, parse, parse_all
+from parkbot.core.commands import COMMAND_NAMES, Command, parse, parse_all
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.config_file import find_config, load_config
-from bot.core.config import Config, check_config, parse_config
-from bot.core.errors import InvalidInput
+from parkbot.config_file import find_config, load_config
+from parkbot.core.config import Config, check_config, parse_config
+from parkbot.core.errors import InvalidInput
 
 EXAMPLE = """\
 owners:
@@ -153,7 +153,11 @@ def test_yml_and_yaml_are_read_alike_and_both_at_once_is_an_error(tmp_path: Path
 
 def run_check(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bot", "config", "check", *args], capture_output=True, text=True, cwd=cwd, check=False
+        [sys.executable, "-m", "parkbot", "config", "check", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
     )
 
 

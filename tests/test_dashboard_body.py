@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core import dashboard_index
-from bot.core.dashboard_index import MAX_LISTED, PER_OWNER, Changed, DashboardIndex, changes_in, patch, recount
-from bot.core.models import Decision, Escalation
-from bot.events.base import Item
-from bot.report import DASHBOARD_MARKER, Report, is_dashboard, render_dashboard
-from bot.report.dashboard_body import MAX_BODY, figures_of, render_body
+from parkbot.core import dashboard_index
+from parkbot.core.dashboard_index import MAX_LISTED, PER_OWNER, Changed, DashboardIndex, changes_in, patch, recount
+from parkbot.core.models import Decision, Escalation
+from parkbot.events.base import Item
+from parkbot.report import DASHBOARD_MARKER, Report, is_dashboard, render_dashboard
+from parkbot.report.dashboard_body import MAX_BODY, figures_of, render_body
 from tests.test_report import NOW, at, history, make, rep  # noqa: F401 - rep is a fixture
 
 # --- the text --------------------------------------------------------------------------------------

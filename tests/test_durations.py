@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 from pydantic import BaseModel, ValidationError
 
-from bot.cli import cli
-from bot.core.durations import Duration, DurationOrZero, moment
-from bot.core.errors import InvalidInput
+from parkbot.cli import cli
+from parkbot.core.durations import Duration, DurationOrZero, moment
+from parkbot.core.errors import InvalidInput
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -116,7 +116,7 @@ def test_every_option_refuses_the_same_way_with_exit_2(args: list[str], fix: str
 def test_every_option_that_takes_a_duration_uses_the_one_type() -> None:
     import click
 
-    from bot.cli.params import DurationType, MomentType
+    from parkbot.cli.params import DurationType, MomentType
 
     ctx = click.Context(cli)
     seen = {}

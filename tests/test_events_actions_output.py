@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.actions_output import (
+from parkbot.actions_output import (
     Actions,
     annotation,
     escape_data,

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bot.cli.events import EVENT_COMMANDS
-from bot.cli.events import handle_event as command
+from parkbot.cli.events import EVENT_COMMANDS
+from parkbot.cli.events import handle_event as command
 from tests.github_support import DID, TOKEN, gate_of
 from tests.test_events_support import (
     HOSTILE,

@@ -6,14 +6,14 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config, Owners
-from bot.core.models import DoneWithAssumptions, parse_result
-from bot.events.commands import handle_comment
-from bot.trackers.github import DECISION_LABEL, GitHubTracker
-from bot.trackers.github.access import is_bot_login
-from bot.trackers.github.render import read_marker
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Owners
+from parkbot.core.models import DoneWithAssumptions, parse_result
+from parkbot.events.commands import handle_comment
+from parkbot.trackers.github import DECISION_LABEL, GitHubTracker
+from parkbot.trackers.github.access import is_bot_login
+from parkbot.trackers.github.render import read_marker
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, DID, NOW, make_tracker, needs_input
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from bot.core.config import Config, Owners
-from bot.trackers.github import RESOLVED_LABEL
-from bot.trackers.github.render import read_marker
+from parkbot.core.config import Config, Owners
+from parkbot.trackers.github import RESOLVED_LABEL
+from parkbot.trackers.github.render import read_marker
 from tests.github_support import CONFIG, DID
 from tests.test_events_support import (
     HOSTILE,
@@ -135,7 +135,7 @@ def test_hostile_free_text_answer_is_stored_verbatim_and_changes_nothing_else(fa
     answer = " ".join(HOSTILE.split())  # /answer takes one paragraph; keep every metacharacter on one line
     outcome = run(fake, "issue_comment", comment_event(fake, number, f"/answer {answer}"), config=FREE_TEXT)
     assert [i.kind for i in outcome.acted] == ["resolved"]
-    from bot.core import commands
+    from parkbot.core import commands
     from tests.github_support import make_tracker
 
     decision = make_tracker(fake).find("billing-42-decision-wording")
@@ -155,7 +155,7 @@ def test_hostile_free_text_answer_is_stored_verbatim_and_changes_nothing_else(fa
 
 
 def test_missing_keys_are_invalid_input(fake: Any) -> None:
-    from bot.core.errors import InvalidInput
+    from parkbot.core.errors import InvalidInput
 
     payload = webhook("issue_comment.created")
     del payload["comment"]["user"]

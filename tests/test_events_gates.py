@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.config import Config
-from bot.core.errors import InvalidInput
-from bot.core.models import Answer
-from bot.events.merge_group import queued_pulls
-from bot.trackers.github import RESOLVED_LABEL
+from parkbot.core import lifecycle
+from parkbot.core.config import Config
+from parkbot.core.errors import InvalidInput
+from parkbot.core.models import Answer
+from parkbot.events.merge_group import queued_pulls
+from parkbot.trackers.github import RESOLVED_LABEL
 from tests.fakegithub.state import fake_sha
 from tests.github_support import CONFIG, DID, STATUS, gate_of, make_tracker
 from tests.test_events_support import park, run, webhook, with_repository

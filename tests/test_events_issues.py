@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config, Owners
-from bot.core.lifecycle import REOPENED
-from bot.trackers.github import ABANDONED_LABEL, BLOCKING_LABEL, RESOLVED_LABEL
-from bot.trackers.github.render import read_marker
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Owners
+from parkbot.core.lifecycle import REOPENED
+from parkbot.trackers.github import ABANDONED_LABEL, BLOCKING_LABEL, RESOLVED_LABEL
+from parkbot.trackers.github.render import read_marker
 from tests.contract.test_lifecycle_contract import NOW
 from tests.github_support import CONFIG, DID, make_tracker
 from tests.test_events_support import labels_of, park, run, webhook, with_repository

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.errors import InvalidInput
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.errors import InvalidInput
 from tests.git_helpers import make_repo, run_git
 from tests.github_support import CONFIG, DID, gate_of, make_tracker, needs_input_data
 from tests.test_events_support import park, run, webhook, with_repository

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from bot.core.authority import Actor
-from bot.core.config import Config, Owners, Paths
-from bot.core.errors import InvalidInput
-from bot.core.filing import branch_origin, parse_inventory
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Owners, Paths
+from parkbot.core.errors import InvalidInput
+from parkbot.core.filing import branch_origin, parse_inventory
 from tests.git_helpers import make_repo, run_git
 from tests.github_support import CONFIG, DID, gate_of, make_tracker, needs_input_data
 from tests.test_events_support import HOSTILE, run, webhook, with_repository
@@ -189,7 +189,7 @@ def test_people_s_branches_keep_the_result_s_origin_and_silence_is_fine(fake: An
 
 
 def test_a_resolved_decision_still_on_the_branch_is_not_a_problem(fake: Any, repo: Path) -> None:
-    from bot.core import lifecycle
+    from parkbot.core import lifecycle
 
     sha = commit(repo, AGENT, {".parkbot/decisions/refund.json": result_json()})
     run(fake, "push", push_event(fake, AGENT, sha), repo_path=repo)

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from bot.backends import Backend
-from bot.core.config import Config, Owners
-from bot.core.errors import InvalidInput
-from bot.events import ROUTER, EventOutcome, handle_event, parse_payload
-from bot.events.base import Context, Event, Item, is_bot
-from bot.events.router import Router
+from parkbot.backends import Backend
+from parkbot.core.config import Config, Owners
+from parkbot.core.errors import InvalidInput
+from parkbot.events import ROUTER, EventOutcome, handle_event, parse_payload
+from parkbot.events.base import Context, Event, Item, is_bot
+from parkbot.events.router import Router
 from tests.memory_tracker import MemoryTracker
 
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from bot.backends import Backend
-from bot.core import lifecycle
-from bot.core.config import Config
-from bot.events import EventOutcome, handle_event
+from parkbot.backends import Backend
+from parkbot.core import lifecycle
+from parkbot.core.config import Config
+from parkbot.events import EventOutcome, handle_event
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, NOW, TOKEN, make_tracker, needs_input
 
@@ -102,7 +102,7 @@ def actions_env(fake: FakeGitHub, tmp_path: Path, **extra: str) -> dict[str, str
 
 def run_cli(fake: FakeGitHub, name: str, payload: Any, tmp_path: Path, *args: str, **env: str) -> Result:
     """``parkbot handle-event`` through click, with the event file and Actions variables of a real run."""
-    from bot.cli.events import handle_event as command
+    from parkbot.cli.events import handle_event as command
 
     event_path = tmp_path / "event.json"
     if isinstance(payload, bytes):

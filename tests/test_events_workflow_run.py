@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.errors import InvalidInput
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.errors import InvalidInput
 from tests.github_support import CONFIG, DID, gate_of, make_tracker
 from tests.test_events_support import park, parse_github_output, run, run_cli, webhook, with_repository
 

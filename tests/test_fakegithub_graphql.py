@@ -7,7 +7,7 @@ import requests
 from github import Auth, Github, GithubException
 from github.GithubException import UnknownObjectException
 
-from bot.trackers.github import queries
+from parkbot.trackers.github import queries
 from tests.fakegithub import FakeGitHub, OpenAPIViolation
 from tests.fakegithub import payloads as fake_payloads
 from tests.github_support import TOKEN, fake_github

@@ -16,14 +16,14 @@ import git
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config
-from bot.core.models import Answer, Decision, LogEntry
-from bot.trackers.git import GitTracker, index_path, links_key
-from bot.trackers.git.layout import digest
-from bot.trackers.git.view import BacklogView
+from parkbot.cli import cli
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config
+from parkbot.core.models import Answer, Decision, LogEntry
+from parkbot.trackers.git import GitTracker, index_path, links_key
+from parkbot.trackers.git.layout import digest
+from parkbot.trackers.git.view import BacklogView
 from tests.contract.test_lifecycle_contract import NOW
 from tests.git_helpers import USER_EMAIL, commit_count, commit_on_branch, make_repo, needs_input, root_of, run_git
 

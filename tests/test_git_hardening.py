@@ -9,14 +9,14 @@ import git
 import pytest
 from click.testing import CliRunner, Result
 
-from bot.cli import cli
-from bot.core import lifecycle
-from bot.core.config import Config
-from bot.core.errors import InvalidInput
-from bot.trackers.git import GitTracker, index_path, links_key
-from bot.trackers.git.layout import answer_path, decision_path, notes_path, precedent_paths
-from bot.trackers.git.repository import Change
-from bot.trackers.git.view import BacklogEdit
+from parkbot.cli import cli
+from parkbot.core import lifecycle
+from parkbot.core.config import Config
+from parkbot.core.errors import InvalidInput
+from parkbot.trackers.git import GitTracker, index_path, links_key
+from parkbot.trackers.git.layout import answer_path, decision_path, notes_path, precedent_paths
+from parkbot.trackers.git.repository import Change
+from parkbot.trackers.git.view import BacklogEdit
 from tests.git_helpers import USER_EMAIL, commit_on_branch, make_repo, needs_input, root_of, run_git
 
 DID = "billing-42-decision-refund"

@@ -1,8 +1,8 @@
 """Opening the embedded backlog without GitPython, and retrying lost writes without loading tenacity first.
 
-:func:`~bot.trackers.git.process.find_repository` asks ``git rev-parse`` where a repository is; it
+:func:`~parkbot.trackers.git.process.find_repository` asks ``git rev-parse`` where a repository is; it
 must agree with GitPython's ``git.Repo(path, search_parent_directories=True)``, which found it
-before, on every kind of repository. :func:`~bot.trackers.git.refs.attempts` runs the first attempt
+before, on every kind of repository. :func:`~parkbot.trackers.git.refs.attempts` runs the first attempt
 of a write on its own and hands a lost one to tenacity, with the same bounds as before.
 """
 
@@ -15,11 +15,11 @@ import git
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
-from bot.core.errors import InvalidInput
-from bot.trackers.git import GitTracker
-from bot.trackers.git.process import NotARepository, find_repository
-from bot.trackers.git.refs import CasLost, RetriesExhausted, attempts
+from parkbot.cli import cli
+from parkbot.core.errors import InvalidInput
+from parkbot.trackers.git import GitTracker
+from parkbot.trackers.git.process import NotARepository, find_repository
+from parkbot.trackers.git.refs import CasLost, RetriesExhausted, attempts
 from tests.git_helpers import make_repo, needs_input, run_git
 
 

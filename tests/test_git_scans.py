@@ -1,7 +1,7 @@
 """Whole scans of the git backlog: ``list`` and ``report`` over every decision.
 
 ``parkbot list`` keeps each decision as the text it prints (its JSON rendered as it is read), so the
-output must be exactly what the API's :class:`~bot.api.DecisionList` dumps; a scan reads the files a
+output must be exactly what the API's :class:`~parkbot.api.DecisionList` dumps; a scan reads the files a
 chunk at a time; and a damaged file still stops the command with one error naming it.
 """
 
@@ -18,19 +18,19 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from bot.api import Backlog
-from bot.cli import cli
-from bot.cli.common import whole_scan
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config
-from bot.core.models import Decision, Option
-from bot.trackers.git import GitTracker, view
-from bot.trackers.git import tracker as git_tracker
-from bot.trackers.git.layout import decision_path
-from bot.trackers.git.objects import ObjectStore
-from bot.trackers.git.repository import Change
-from bot.trackers.git.view import BacklogEdit, BacklogView
+from parkbot.api import Backlog
+from parkbot.cli import cli
+from parkbot.cli.common import whole_scan
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config
+from parkbot.core.models import Decision, Option
+from parkbot.trackers.git import GitTracker, view
+from parkbot.trackers.git import tracker as git_tracker
+from parkbot.trackers.git.layout import decision_path
+from parkbot.trackers.git.objects import ObjectStore
+from parkbot.trackers.git.repository import Change
+from parkbot.trackers.git.view import BacklogEdit, BacklogView
 from tests.git_helpers import USER_EMAIL, cli_repo, needs_input
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

@@ -20,16 +20,16 @@ import git
 import pytest
 from click.testing import CliRunner, Result
 
-from bot.cli import cli
-from bot.core import lifecycle
-from bot.core.authority import Actor, SignedRecords
-from bot.core.config import Answers, Config, Owners
-from bot.core.errors import ConcurrentChange, InvalidInput
-from bot.core.models import Answer
-from bot.trackers.git import GitTracker
-from bot.trackers.git.process import Git
-from bot.trackers.git.repository import Change
-from bot.trackers.git.view import BacklogEdit
+from parkbot.cli import cli
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor, SignedRecords
+from parkbot.core.config import Answers, Config, Owners
+from parkbot.core.errors import ConcurrentChange, InvalidInput
+from parkbot.core.models import Answer
+from parkbot.trackers.git import GitTracker
+from parkbot.trackers.git.process import Git
+from parkbot.trackers.git.repository import Change
+from parkbot.trackers.git.view import BacklogEdit
 from tests.contract.test_lifecycle_contract import NOW
 from tests.git_helpers import commit_on_branch, needs_input, run_git
 

@@ -1,4 +1,4 @@
-"""The embedded git backlog (bot.trackers.git) on real repositories: no git call is mocked."""
+"""The embedded git backlog (parkbot.trackers.git) on real repositories: no git call is mocked."""
 
 from __future__ import annotations
 
@@ -17,16 +17,16 @@ import git
 import pytest
 from click.testing import CliRunner
 
-import bot
-from bot.cli import cli
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config
-from bot.core.errors import BackendFailure, ConcurrentChange, ExitCode, InvalidInput, Refused
-from bot.core.models import Answer, LogEntry
-from bot.core.tracker import Tracker
-from bot.trackers import git as gitmod
-from bot.trackers.git import GitTracker, decision_path, index_path, links_key, notes_path
+import parkbot
+from parkbot.cli import cli
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config
+from parkbot.core.errors import BackendFailure, ConcurrentChange, ExitCode, InvalidInput, Refused
+from parkbot.core.models import Answer, LogEntry
+from parkbot.core.tracker import Tracker
+from parkbot.trackers import git as gitmod
+from parkbot.trackers.git import GitTracker, decision_path, index_path, links_key, notes_path
 from tests.contract.test_lifecycle_contract import NOW, FailOnce
 from tests.git_helpers import (
     USER_EMAIL,
@@ -459,10 +459,10 @@ def test_endless_contention_is_a_backend_failure_that_is_safe_to_rerun(repo: git
 WORKER = textwrap.dedent(
     """
     import sys, time, pathlib
-    from bot.core import lifecycle
-    from bot.core.config import Config
-    from bot.core.models import parse_result
-    from bot.trackers.git import GitTracker, CasLost
+    from parkbot.core import lifecycle
+    from parkbot.core.config import Config
+    from parkbot.core.models import parse_result
+    from parkbot.trackers.git import GitTracker, CasLost
 
     lost = [0]
     repo, me, ready, go = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3]), pathlib.Path(sys.argv[4])
@@ -500,7 +500,7 @@ WORKER = textwrap.dedent(
 @pytest.mark.slow
 def test_two_processes_parking_at_once_lose_nothing_and_duplicate_nothing(repo: git.Repo, tmp_path: Path) -> None:
     root = path_of(repo)
-    env = {**os.environ, "PYTHONPATH": str(Path(bot.__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(parkbot.__file__).resolve().parents[1])}
     go = tmp_path / "go"
     workers = []
     for name in ("p1", "p2"):

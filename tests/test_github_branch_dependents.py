@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config
-from bot.core.models import Answer
-from bot.trackers.github import BRANCH_PREFIX, TRACKED_LABEL, GitHubTracker, branch_label
-from bot.trackers.github.labels import decision_label
-from bot.trackers.github.render import render_decision
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config
+from parkbot.core.models import Answer
+from parkbot.trackers.github import BRANCH_PREFIX, TRACKED_LABEL, GitHubTracker, branch_label
+from parkbot.trackers.github.labels import decision_label
+from parkbot.trackers.github.render import render_decision
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, DID, NOW, gate_of, labels_listed, make_tracker
 from tests.test_github_tracker import decision_issue, park, result

@@ -12,16 +12,16 @@ import pytest
 from click.testing import CliRunner
 
 from benchmarks.github_requests import seed_others
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.errors import BackendFailure
-from bot.dashboard_refresh import TITLE, recount_dashboard, recount_index
-from bot.report import DASHBOARD_MARKER
-from bot.report.dashboard_body import render_body
-from bot.trackers.github import DASHBOARD_LABEL, GitHubTracker
-from bot.trackers.github.client import RetryPolicy
-from bot.trackers.github.dashboard_issue import INDEX_PREFIX, MAX_INDEX, read_index
-from bot.trackers.github.text import GITHUB_BODY_LIMIT
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.errors import BackendFailure
+from parkbot.dashboard_refresh import TITLE, recount_dashboard, recount_index
+from parkbot.report import DASHBOARD_MARKER
+from parkbot.report.dashboard_body import render_body
+from parkbot.trackers.github import DASHBOARD_LABEL, GitHubTracker
+from parkbot.trackers.github.client import RetryPolicy
+from parkbot.trackers.github.dashboard_issue import INDEX_PREFIX, MAX_INDEX, read_index
+from parkbot.trackers.github.text import GITHUB_BODY_LIMIT
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import routes as fake_routes
 from tests.github_support import CONFIG, DID, NOW, TOKEN, fake_github, make_tracker
@@ -253,7 +253,7 @@ def _result(**changes: Any) -> Any:
 
 
 def cli_env(fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    from bot.trackers.github import client as github_client
+    from parkbot.trackers.github import client as github_client
 
     real = github_client.client_from_env
     monkeypatch.setattr(github_client, "client_from_env", lambda env: real(env, policy=RetryPolicy.instant()))
@@ -261,7 +261,7 @@ def cli_env(fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]
 
 
 def test_the_dashboard_command(fake: FakeGitHub, tracker: GitHubTracker, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.cli import cli
+    from parkbot.cli import cli
 
     park_three(tracker)
     env = cli_env(fake, monkeypatch)
@@ -280,7 +280,7 @@ def test_the_dashboard_command(fake: FakeGitHub, tracker: GitHubTracker, monkeyp
 
 
 def test_the_dashboard_command_on_the_git_backlog(tmp_path: Path) -> None:
-    from bot.cli import cli
+    from parkbot.cli import cli
     from tests.git_helpers import make_repo
 
     make_repo(tmp_path / "repo")

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-import bot.trackers.github
-from bot.core import tracker as core
-from bot.core.authority import SignedRecords
-from bot.core.models import LogEntry
-from bot.trackers.github import GitHubTracker
+import parkbot.trackers.github
+from parkbot.core import tracker as core
+from parkbot.core.authority import SignedRecords
+from parkbot.core.models import LogEntry
+from parkbot.trackers.github import GitHubTracker
 from tests.fakegithub import FakeGitHub
 from tests.github_support import NOW
 
-#: What the GitHub backend offers: the protocol, and every capability of bot.core.tracker but syncing.
+#: What the GitHub backend offers: the protocol, and every capability of parkbot.core.tracker but syncing.
 CLAIMED: tuple[type, ...] = (
     core.Tracker,
     core.Pollable,
@@ -31,7 +31,7 @@ CLAIMED: tuple[type, ...] = (
     core.LoggedEvents,
     core.CommentReactions,
 )
-PACKAGE = Path(bot.trackers.github.__file__).parent
+PACKAGE = Path(parkbot.trackers.github.__file__).parent
 #: The modules GitHubTracker is composed of.
 PARTS = ("tracker", "store", "issues", "comments", "answers", "dependents", "gate", "question_log")
 PARTS += ("dashboard_issue", "access", "reactions")

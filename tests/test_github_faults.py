@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config, Owners
-from bot.core.errors import BackendFailure, Refused
-from bot.trackers.github.client import RetryPolicy, VirtualClock
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Owners
+from parkbot.core.errors import BackendFailure, Refused
+from parkbot.trackers.github.client import RetryPolicy, VirtualClock
 from tests.fakegithub import FakeGitHub
 from tests.github_support import DID, NOW, TOKEN, fake_github, gate_of, make_tracker, needs_input
 
@@ -215,8 +215,8 @@ def test_token_never_appears_in_failures_logs_or_reprs(
 
 
 def test_cli_failure_output_hides_the_token(fake: FakeGitHub, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.cli import cli
-    from bot.trackers.github import client as github_client
+    from parkbot.cli import cli
+    from parkbot.trackers.github import client as github_client
 
     real = github_client.client_from_env
     monkeypatch.setattr(github_client, "client_from_env", lambda env: real(env, policy=RetryPolicy.instant()))

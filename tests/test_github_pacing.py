@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bot.backends import Backend, open_backend
-from bot.core import lifecycle
-from bot.core.config import Config, Limits, Owners, parse_config
-from bot.core.errors import BackendFailure, InvalidInput
-from bot.events import handle_event
-from bot.trackers.github import DECISION_LABEL
-from bot.trackers.github.client import RATE_LIMIT_WAIT_ENV, RetryPolicy, VirtualClock, parse_wait
-from bot.trackers.github.pacing import ActionsReporter, ContentPacer, LogReporter, TerminalReporter, reporter_for
+from parkbot.backends import Backend, open_backend
+from parkbot.core import lifecycle
+from parkbot.core.config import Config, Limits, Owners, parse_config
+from parkbot.core.errors import BackendFailure, InvalidInput
+from parkbot.events import handle_event
+from parkbot.trackers.github import DECISION_LABEL
+from parkbot.trackers.github.client import RATE_LIMIT_WAIT_ENV, RetryPolicy, VirtualClock, parse_wait
+from parkbot.trackers.github.pacing import ActionsReporter, ContentPacer, LogReporter, TerminalReporter, reporter_for
 from tests.fakegithub import FakeGitHub
 from tests.git_helpers import make_repo
 from tests.github_support import DID, NOW, TOKEN, make_tracker, needs_input
@@ -307,8 +307,8 @@ def _retry_after(fake: FakeGitHub, seconds: int) -> Any:
 
 
 def test_actions_get_one_notice_per_wait(fake: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.cli import cli
-    from bot.trackers.github import client as github_client
+    from parkbot.cli import cli
+    from parkbot.trackers.github import client as github_client
 
     clock = VirtualClock()
     real = github_client.client_from_env
@@ -331,8 +331,8 @@ def test_actions_get_one_notice_per_wait(fake: FakeGitHub, tmp_path: Path, monke
 
 
 def test_past_the_bound_the_cli_exits_4(fake: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.cli import cli
-    from bot.trackers.github import client as github_client
+    from parkbot.cli import cli
+    from parkbot.trackers.github import client as github_client
 
     clock = limited(fake, 1)
     real = github_client.client_from_env

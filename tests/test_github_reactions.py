@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.errors import BackendFailure
-from bot.core.tracker import CommentReactions
-from bot.trackers.github import GitHubTracker
-from bot.trackers.github.client import RetryPolicy
+from parkbot.core import lifecycle
+from parkbot.core.errors import BackendFailure
+from parkbot.core.tracker import CommentReactions
+from parkbot.trackers.github import GitHubTracker
+from parkbot.trackers.github.client import RetryPolicy
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, DID, NOW, make_tracker, needs_input
 from tests.memory_tracker import MemoryTracker
@@ -88,8 +88,8 @@ def test_handling_the_same_comment_again_adds_no_reaction(fake: FakeGitHub, numb
 def test_a_failing_reaction_never_fails_the_command(fake: FakeGitHub, number: int) -> None:
     fake.fail_next("500", count=1000, match=r"/reactions$")
     posted = fake.add_comment(number, "/decide full_original", author="alice")
-    from bot.core.authority import Actor
-    from bot.events.commands import handle_comment
+    from parkbot.core.authority import Actor
+    from parkbot.events.commands import handle_comment
 
     tracker = make_tracker(fake, policy=RetryPolicy.instant(max_attempts=2))
     result = handle_comment(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.config import Config, Gate
-from bot.core.errors import InvalidInput
-from bot.core.models import Decision
-from bot.core.tracker import CommitGates
-from bot.trackers.github import GitHubTracker
+from parkbot.core.config import Config, Gate
+from parkbot.core.errors import InvalidInput
+from parkbot.core.models import Decision
+from parkbot.core.tracker import CommitGates
+from parkbot.trackers.github import GitHubTracker
 from tests.fakegithub import FakeGitHub
 from tests.github_support import DID, STATUS, make_tracker
 from tests.test_github_tracker import park

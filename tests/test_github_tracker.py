@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config, Owners
-from bot.core.errors import ConcurrentChange, InvalidInput, Refused
-from bot.core.models import NeedsInput
-from bot.trackers.github import (
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Owners
+from parkbot.core.errors import ConcurrentChange, InvalidInput, Refused
+from parkbot.core.models import NeedsInput
+from parkbot.trackers.github import (
     BLOCKING_LABEL,
     DECISION_LABEL,
     RESOLVED_LABEL,
@@ -20,9 +20,9 @@ from bot.trackers.github import (
     assignable_login,
     index_label,
 )
-from bot.trackers.github.client import GitHubSettings, build_client, client_from_env, settings_from_env
-from bot.trackers.github.labels import decision_label
-from bot.trackers.github.render import parse_decision, read_marker, render_decision
+from parkbot.trackers.github.client import GitHubSettings, build_client, client_from_env, settings_from_env
+from parkbot.trackers.github.labels import decision_label
+from parkbot.trackers.github.render import parse_decision, read_marker, render_decision
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import routes as fake_routes
 from tests.github_support import (

@@ -16,15 +16,15 @@ import pytest
 from click.testing import CliRunner
 from github import Auth, Github, GithubException
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config
-from bot.core.errors import BackendFailure, InvalidInput, Refused
-from bot.core.models import Answer, Decision
-from bot.trackers.github import DECISION_LABEL, RESOLVED_LABEL, GitHubTracker
-from bot.trackers.github.client import GitHubSettings, RetryPolicy, build_client, client_from_env, settings_from_env
-from bot.trackers.github.render import decision_payload, read_marker, render_answer_comment
-from bot.trackers.github.trust import actor_login
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config
+from parkbot.core.errors import BackendFailure, InvalidInput, Refused
+from parkbot.core.models import Answer, Decision
+from parkbot.trackers.github import DECISION_LABEL, RESOLVED_LABEL, GitHubTracker
+from parkbot.trackers.github.client import GitHubSettings, RetryPolicy, build_client, client_from_env, settings_from_env
+from parkbot.trackers.github.render import decision_payload, read_marker, render_answer_comment
+from parkbot.trackers.github.trust import actor_login
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, DID, NOW, STATUS, TOKEN, gate_of, make_tracker, needs_input
 from tests.test_events_comments import comment_event
@@ -61,7 +61,7 @@ def test_surrounding_spaces_are_still_stripped() -> None:
 
 
 def test_the_cli_refuses_such_a_token_before_any_request(fake: FakeGitHub) -> None:
-    from bot.cli import cli
+    from parkbot.cli import cli
 
     env = {
         "GITHUB_TOKEN": f"{TOKEN}\r\nX-Injected: 1",
@@ -520,8 +520,8 @@ def test_a_personal_token_gets_a_clear_message_about_check_runs(fake: FakeGitHub
 
 
 def cli(fake: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token: str, *args: str) -> Any:
-    from bot.cli import cli as main
-    from bot.trackers.github import client as github_client
+    from parkbot.cli import cli as main
+    from parkbot.trackers.github import client as github_client
 
     monkeypatch.setattr(
         github_client, "client_from_env", lambda env: client_from_env(env, policy=RetryPolicy.instant())
@@ -608,7 +608,7 @@ def test_the_actions_token_never_answers_from_the_command_line(
 
 def test_bot_login_from_the_environment_and_the_configuration(fake: FakeGitHub) -> None:
     """``PARKBOT_BOT_LOGIN`` names parkbot's login; ``bot_login`` in the reviewed configuration wins."""
-    from bot.backends import open_backend
+    from parkbot.backends import open_backend
 
     env = {"GITHUB_TOKEN": TOKEN, "GITHUB_REPOSITORY": "acme/widgets", "GITHUB_API_URL": fake.base_url}
     plain = open_backend("github", env=env).tracker

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot.api import poller, wait_for_answer
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config
-from bot.core.errors import NotFound
-from bot.trackers.github import GitHubTracker
-from bot.trackers.github.client import RetryPolicy
+from parkbot.api import poller, wait_for_answer
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config
+from parkbot.core.errors import NotFound
+from parkbot.trackers.github import GitHubTracker
+from parkbot.trackers.github.client import RetryPolicy
 from tests.fakegithub import FakeGitHub
 from tests.github_support import CONFIG, DID, TOKEN, make_tracker
 from tests.memory_tracker import MemoryTracker
@@ -122,8 +122,8 @@ def test_backends_without_poll_simply_re_read() -> None:
 
 
 def test_the_wait_command_on_github(fake: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.cli import cli
-    from bot.trackers.github import client as github_client
+    from parkbot.cli import cli
+    from parkbot.trackers.github import client as github_client
 
     real = github_client.client_from_env
     monkeypatch.setattr(github_client, "client_from_env", lambda env: real(env, policy=RetryPolicy.instant()))

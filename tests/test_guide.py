@@ -10,10 +10,10 @@ import git
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
-from bot.cli.guide import EXAMPLES, guide_text
-from bot.core import models
-from bot.core.config import Limits
+from parkbot.cli import cli
+from parkbot.cli.guide import EXAMPLES, guide_text
+from parkbot.core import models
+from parkbot.core.config import Limits
 
 
 def test_the_rule_for_when_to_ask_is_there() -> None:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core.identity import (
+from parkbot.core.identity import (
     MAX_ID_LENGTH,
     MAX_NAME_LENGTH,
     SEPARATOR,
@@ -17,7 +17,7 @@ from bot.core.identity import (
     decision_id,
     normalize_name,
 )
-from bot.trackers.github.labels import GITHUB_LABEL_MAX, decision_label
+from parkbot.trackers.github.labels import GITHUB_LABEL_MAX, decision_label
 
 names = st.from_regex(r"[a-z0-9]([a-z0-9._-]{0,98}[a-z0-9])?", fullmatch=True)
 
@@ -69,7 +69,7 @@ def test_ids_round_trip_through_check(origin: str, key: str) -> None:
 def test_labels_are_stable_across_processes_and_hash_seeds() -> None:
     """Labels are a stored contract: they must not depend on PYTHONHASHSEED or the interpreter."""
     long_id = decision_id("o" * 80, "k" * 80)
-    code = f"from bot.trackers.github.labels import decision_label as f; print(f({long_id!r}))"
+    code = f"from parkbot.trackers.github.labels import decision_label as f; print(f({long_id!r}))"
     outputs = {
         subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": seed}

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
+from parkbot.cli import cli
 from tests.fakegithub import FakeGitHub
 from tests.git_helpers import cli_repo
 from tests.github_support import TOKEN, fake_github
@@ -156,8 +156,8 @@ def test_github_without_settings_names_both_in_one_object(tmp_path: Path, monkey
 
 @pytest.fixture
 def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
-    from bot.trackers.github import client as github_client
-    from bot.trackers.github.client import RetryPolicy
+    from parkbot.trackers.github import client as github_client
+    from parkbot.trackers.github.client import RetryPolicy
 
     real = github_client.client_from_env
     monkeypatch.setattr(github_client, "client_from_env", lambda env: real(env, policy=RetryPolicy.instant()))

@@ -18,7 +18,7 @@ import git
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from bot.core.models import result_json_schema
+from parkbot.core.models import result_json_schema
 from tests.github_support import TOKEN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,10 +40,10 @@ def git_repo(tmp_path: Path) -> Path:
 
 def server(backend: str, tmp_path: Path) -> tuple[StdioServerParameters, dict[str, Any]]:
     """How to start the server, and how the gate is asked for on that backend."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT), str(ROOT / "bot")))}
     if backend == "git":
         repo = git_repo(tmp_path)
-        args = ["-m", "bot", "mcp", "--repo", str(repo)]
+        args = ["-m", "parkbot", "mcp", "--repo", str(repo)]
         return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(repo)), {
             "ref": "agent/billing-42"
         }
@@ -132,8 +132,8 @@ def test_the_mcp_server_over_stdio(backend: str, tmp_path: Path) -> None:
 def test_the_server_reports_a_backlog_it_cannot_open_as_a_tool_error(tmp_path: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "bot", "mcp", "--repo", str(tmp_path)],
-        env={**os.environ, "PYTHONPATH": str(ROOT), "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)},
+        args=["-m", "parkbot", "mcp", "--repo", str(tmp_path)],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "bot"), "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)},
         cwd=str(tmp_path),
     )
 

@@ -8,9 +8,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from bot.core.errors import InvalidInput
-from bot.core.identity import NAME_PATTERN
-from bot.core.models import (
+from parkbot.core.errors import InvalidInput
+from parkbot.core.identity import NAME_PATTERN
+from parkbot.core.models import (
     MAX_WORK_SO_FAR_BYTES,
     RULES_BEYOND_THE_SCHEMA,
     Done,
@@ -187,7 +187,7 @@ def test_an_inventory_that_says_nothing_is_refused_by_both(inventory: dict[str, 
 
 @pytest.mark.parametrize("name", ["Billing-42", "BILLING", "billing-42", "task\u212a", "stra\u00dfe"])
 def test_upper_case_and_lookalikes_get_the_same_verdict_from_the_schema_and_park(name: str) -> None:
-    """Whatever bot.core.identity accepts (upper case folded, or not), the schema accepts exactly that."""
+    """Whatever parkbot.core.identity accepts (upper case folded, or not), the schema accepts exactly that."""
     data = needs(origin=name, options=[f"{name}: a label"], guess=name)
     schema_ok = jsonschema.Draft202012Validator(result_json_schema()).is_valid(data)
     try:
@@ -236,7 +236,7 @@ def test_the_cross_field_rules_the_schema_cannot_state_are_listed_in_it() -> Non
 
 
 def test_a_work_so_far_nested_past_the_limit_is_refused_naming_the_field_not_a_crash() -> None:
-    from bot.core.models import MAX_WORK_DEPTH
+    from parkbot.core.models import MAX_WORK_DEPTH
 
     deep: object = "x"
     for _ in range(900):

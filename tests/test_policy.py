@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config, Limits, Owners
-from bot.core.errors import ConcurrentChange, InvalidInput, Refused
-from bot.core.models import DoneWithAssumptions, LogEntry, parse_result
-from bot.core.policy import budget_refusal, find_precedent, normalize_question, origin_family
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Limits, Owners
+from parkbot.core.errors import ConcurrentChange, InvalidInput, Refused
+from parkbot.core.models import DoneWithAssumptions, LogEntry, parse_result
+from parkbot.core.policy import budget_refusal, find_precedent, normalize_question, origin_family
 from tests.contract.test_lifecycle_contract import NOW, result
 from tests.memory_tracker import MemoryTracker
 
@@ -228,7 +228,7 @@ class PollingTracker(MemoryTracker):
         self.handed: list[Any] = []
 
     def poll(self, decision_id: str, previous: Any = None) -> tuple[Any, Any]:
-        from bot.core.tracker import PollToken
+        from parkbot.core.tracker import PollToken
 
         self.handed.append(previous)
         return self.find(decision_id), PollToken(decision_id, validator=f"etag-{len(self.handed)}")
@@ -245,7 +245,7 @@ def test_each_poll_hands_the_backend_the_previous_token_of_the_same_decision_onl
     _, second = lifecycle.poll_answer(tracker, Config(), did, token)
     assert tracker.handed[1] is token
     assert second is not None
-    from bot.core.tracker import PollToken
+    from parkbot.core.tracker import PollToken
 
     lifecycle.poll_answer(tracker, Config(), did, PollToken("billing-1-decision-x", validator="stale"))
     assert tracker.handed[0] is None

@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.core import policy, questions
-from bot.core.models import Decision, Option
-from bot.report import facts
-from bot.trackers.git import layout
-from bot.trackers.github import labels
+from parkbot.core import policy, questions
+from parkbot.core.models import Decision, Option
+from parkbot.report import facts
+from parkbot.trackers.git import layout
+from parkbot.trackers.github import labels
 
 # Outputs of the normalizer as it has been stored since the first release: these strings are hashed into
 # the git backlog's precedents/ paths and into GitHub's question labels. They must never change.

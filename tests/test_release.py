@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-import bot
+import parkbot
 from tests.test_events_action_files import PINNED, VERSION_COMMENT, load, steps_of, uses_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +36,7 @@ def test_pyproject_takes_its_version_from_bot_and_pins_the_build_backend() -> No
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert "version" not in pyproject["project"]
     assert pyproject["project"]["dynamic"] == ["version"]
-    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "bot.__version__"}
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "parkbot.__version__"}
     assert pyproject["build-system"]["build-backend"] == "setuptools.build_meta"
     assert all("==" in spec for spec in pyproject["build-system"]["requires"])
 
@@ -72,13 +72,13 @@ def test_the_built_wheel_and_sdist_carry_the_version_parkbot_prints(tmp_path: Pa
         sdist_version = re.search(r"^Version: (\S+)$", handle.read().decode(), re.M)
     assert wheel_version is not None
     assert sdist_version is not None
-    assert "parkbot = bot.cli:main" in entry_points
+    assert "parkbot = parkbot.cli:main" in entry_points
 
     script = Path(sys.executable).with_name("parkbot")
     printed = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=True).stdout
-    assert printed.strip() == f"parkbot, version {bot.__version__}"
-    assert wheel_version.group(1) == sdist_version.group(1) == bot.__version__
-    assert wheel_name == f"parkbot-{bot.__version__}-py3-none-any.whl"
+    assert printed.strip() == f"parkbot, version {parkbot.__version__}"
+    assert wheel_version.group(1) == sdist_version.group(1) == parkbot.__version__
+    assert wheel_name == f"parkbot-{parkbot.__version__}-py3-none-any.whl"
 
 
 # --- the changelog and the notes of a release -------------------------------------------------------
@@ -89,21 +89,23 @@ def test_changelog_keeps_an_unreleased_section_and_dates_every_version() -> None
     assert headings[0] == "## [Unreleased]"
     for heading in headings[1:]:
         assert re.fullmatch(r"## \[\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?\] - \d{4}-\d{2}-\d{2}", heading), heading
-    assert f"## [{bot.__version__}] - " in "\n".join(headings), "the package version needs its changelog section"
+    assert f"## [{parkbot.__version__}] - " in "\n".join(headings), "the package version needs its changelog section"
 
 
 def test_release_notes_are_the_changelog_section_of_the_tag() -> None:
-    done = notes(f"v{bot.__version__}")
+    done = notes(f"v{parkbot.__version__}")
     assert done.returncode == 0, done.stderr
     text = CHANGELOG.read_text(encoding="utf-8")
-    section = text.split(f"## [{bot.__version__}]", 1)[1].split("\n", 1)[1].split("\n## ", 1)[0].strip()
+    section = text.split(f"## [{parkbot.__version__}]", 1)[1].split("\n", 1)[1].split("\n## ", 1)[0].strip()
     assert done.stdout.strip() == section
     assert not re.search(r"^## ", done.stdout, re.M)
 
 
 def release_tree(tmp_path: Path, version: str, changelog: str) -> Path:
-    (tmp_path / "bot").mkdir()
-    (tmp_path / "bot" / "__init__.py").write_text(f'"""x"""\n\n__version__ = "{version}"\n', encoding="utf-8")
+    (tmp_path / "bot" / "parkbot").mkdir(parents=True)
+    (tmp_path / "bot" / "parkbot" / "__init__.py").write_text(
+        f'"""x"""\n\n__version__ = "{version}"\n', encoding="utf-8"
+    )
     (tmp_path / "CHANGELOG.md").write_text(changelog, encoding="utf-8")
     return tmp_path
 

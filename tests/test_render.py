@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.core.models import Answer, Citation, Decision, Escalation, Option
-from bot.core.tracker import GateResult
-from bot.trackers.github import render
-from bot.trackers.github.text import GITHUB_BODY_LIMIT
+from parkbot.core.models import Answer, Citation, Decision, Escalation, Option
+from parkbot.core.tracker import GateResult
+from parkbot.trackers.github import render
+from parkbot.trackers.github.text import GITHUB_BODY_LIMIT
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 MENTION = re.compile(r"@[A-Za-z0-9_]")
@@ -128,7 +128,7 @@ def test_team_owner_is_shown_not_mentioned() -> None:
 def test_free_text_and_review_items_show_their_commands() -> None:
     free = render.render_decision(decision(options=[], guess=None)).body
     assert "`/answer <your answer>`" in free
-    from bot.core.models import Assumption
+    from parkbot.core.models import Assumption
 
     review = decision(kind="review", options=[], guess=None, assumptions=[Assumption(text="EUR")], blocking=False)
     body = render.render_decision(review).body

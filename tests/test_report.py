@@ -23,15 +23,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from bot.cli import report as report_cli
-from bot.cli.common import State
-from bot.cli.report import REPORT_COMMANDS, parse_since, report, with_progress
-from bot.core.errors import InvalidInput
-from bot.core.models import Answer, Decision, Escalation, LogEntry, Option
-from bot.core.questions import cluster_key
-from bot.core.tracker import Location
-from bot.markdown import ZWJ
-from bot.report import (
+from parkbot.cli import report as report_cli
+from parkbot.cli.common import State
+from parkbot.cli.report import REPORT_COMMANDS, parse_since, report, with_progress
+from parkbot.core.errors import InvalidInput
+from parkbot.core.models import Answer, Decision, Escalation, LogEntry, Option
+from parkbot.core.questions import cluster_key
+from parkbot.core.tracker import Location
+from parkbot.markdown import ZWJ
+from parkbot.report import (
     AnswerCount,
     OwnerRow,
     Report,
@@ -40,9 +40,9 @@ from bot.report import (
     render,
     run_report,
 )
-from bot.report.clusters import split_text
-from bot.report.figures import nearest_rank
-from bot.report.render import verdict
+from parkbot.report.clusters import split_text
+from parkbot.report.figures import nearest_rank
+from parkbot.report.render import verdict
 from tests.memory_tracker import MemoryTracker
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -733,9 +733,10 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'"
 def test_html_templates_are_package_data() -> None:
     """The page is rendered from templates shipped inside the package, so pyproject.toml must include them."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    patterns = config["tool"]["setuptools"]["package-data"]["bot.report"]
+    patterns = config["tool"]["setuptools"]["package-data"]["parkbot.report"]
     templates = sorted(
-        p.relative_to(ROOT / "bot" / "report") for p in (ROOT / "bot" / "report" / "templates").iterdir()
+        p.relative_to(ROOT / "bot" / "parkbot" / "report")
+        for p in (ROOT / "bot" / "parkbot" / "report" / "templates").iterdir()
     )
     assert templates
     assert all(any(t.match(pattern) for pattern in patterns) for t in templates)
@@ -845,10 +846,10 @@ WHOLE_PROCESS = """
 import json, resource, sys, time
 started = time.perf_counter()
 from datetime import UTC, datetime, timedelta
-import bot.cli
-from bot.cli.common import State
-from bot.core.models import Answer, Decision, Option
-from bot.core.tracker import Location
+import parkbot.cli
+from parkbot.cli.common import State
+from parkbot.core.models import Answer, Decision, Option
+from parkbot.core.tracker import Location
 
 SINCE = datetime.now(UTC) - timedelta(days=29)
 OPTIONS = [Option(id="remaining", label="Refund the remaining items"), Option(id="full", label="Refund it all")]
@@ -892,7 +893,7 @@ class Backend:
 State.backend = property(lambda self: Backend())
 code = None
 try:
-    bot.cli.cli.main(["report", "--since", "30d", "--format", sys.argv[1], "--output", sys.argv[2]], "parkbot")
+    parkbot.cli.cli.main(["report", "--since", "30d", "--format", sys.argv[1], "--output", sys.argv[2]], "parkbot")
 except SystemExit as exc:
     code = exc.code
 usage = resource.getrusage(resource.RUSAGE_SELF)

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from bot.report import compute_report, render
+from parkbot.report import compute_report, render
 from tests.test_report import NOW, REFUSALS, SINCE, history, make
 
 VIEWPORTS = {"narrow": 400, "wide": 1280}

@@ -1,7 +1,7 @@
 """Signed answers (``answers.require_signed``): only what an owner provably signed carries authority.
 
-No backend verifies signatures yet, so the rules of bot.core.authority are held here on an in-memory
-tracker that claims the capability (:class:`~bot.core.authority.SignedRecords`) and signs each record
+No backend verifies signatures yet, so the rules of parkbot.core.authority are held here on an in-memory
+tracker that claims the capability (:class:`~parkbot.core.authority.SignedRecords`) and signs each record
 with whatever key the test hands it, as a backend that checked a commit's signature would report it.
 """
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Answers, Config, Owners
-from bot.core.errors import NotFound, Refused
-from bot.core.models import Answer, Decision, Escalation, LogEntry, Proof
-from bot.core.tracker import Location, PollToken
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Answers, Config, Owners
+from parkbot.core.errors import NotFound, Refused
+from parkbot.core.models import Answer, Decision, Escalation, LogEntry, Proof
+from parkbot.core.tracker import Location, PollToken
 from tests.contract.test_lifecycle_contract import NOW, result
 from tests.memory_tracker import MemoryTracker
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.commands import Command, parse, parse_all
+from parkbot.core.commands import Command, parse, parse_all
 
 COMMAND_LIST = "/decide, /answer, /default, /escalate, /return, /accept, /override, /help"
 AFTER_A_GREETING = "Thanks for asking.\n\n"  # puts the command on line 3

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
-from bot.config_file import find_config, load_config
-from bot.core.config import MAX_CONFIG_BYTES, MAX_DEPTH, Config, check_config, parse_config
-from bot.core.errors import InvalidInput
+from parkbot.cli import cli
+from parkbot.config_file import find_config, load_config
+from parkbot.core.config import MAX_CONFIG_BYTES, MAX_DEPTH, Config, check_config, parse_config
+from parkbot.core.errors import InvalidInput
 
 SOURCE = ".github/parkbot.yml"
 

@@ -1,4 +1,4 @@
-"""Every rule of filing from a branch (bot.core.filing), on the in-memory tracker: what a pushed commit's
+"""Every rule of filing from a branch (parkbot.core.filing), on the in-memory tracker: what a pushed commit's
 files become (the steps the push reports, in order), what fails the commit's gate and the one line it
 says, the origin rule, the inventory rules, and the gate of an agent branch's pull request.
 
@@ -16,14 +16,14 @@ import git
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
-from bot.core import filing, lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config, Owners, Paths
-from bot.core.errors import InvalidInput, NotFound
-from bot.core.filing import BranchFiles, FiledFiles, Problem
-from bot.core.models import MAX_DEPENDENTS, Decision, Done, LogEntry, parse_result
-from bot.core.tracker import DependentState, GateResult, Location
+from parkbot.cli import cli
+from parkbot.core import filing, lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Owners, Paths
+from parkbot.core.errors import InvalidInput, NotFound
+from parkbot.core.filing import BranchFiles, FiledFiles, Problem
+from parkbot.core.models import MAX_DEPENDENTS, Decision, Done, LogEntry, parse_result
+from parkbot.core.tracker import DependentState, GateResult, Location
 from tests.contract.test_lifecycle_contract import NOW, result
 from tests.memory_tracker import MemoryTracker
 
@@ -36,7 +36,7 @@ FILE = ".parkbot/decisions/refund.json"
 
 
 class GatedTracker(MemoryTracker):
-    """A tracker with commit gates (:class:`~bot.core.tracker.CommitGates`), and a record of each link made."""
+    """A tracker with commit gates (:class:`~parkbot.core.tracker.CommitGates`), and a record of each link made."""
 
     def __init__(self) -> None:
         super().__init__()

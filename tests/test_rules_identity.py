@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.core.identity import ALPHABET_HINT, check_decision_id, decision_id, normalize_name
+from parkbot.core.identity import ALPHABET_HINT, check_decision_id, decision_id, normalize_name
 
 
 def refusal(call: Callable[..., object], *args: object) -> str:

@@ -1,4 +1,4 @@
-"""Every rule of the decision lifecycle (bot.core.lifecycle) that no backend changes, pinned exactly on the
+"""Every rule of the decision lifecycle (parkbot.core.lifecycle) that no backend changes, pinned exactly on the
 in-memory tracker: what a re-filing keeps and takes, the refusals people read (message and reason), what
 escalations, returns and review items record, and the ``--json`` fields of the commands (a contract,
 docs/cli.md), the latter through the command line itself on the embedded git backlog.
@@ -15,13 +15,13 @@ import git
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config, Owners
-from bot.core.errors import InvalidInput, Refused
-from bot.core.models import Answer, Decision, DoneWithAssumptions, Escalation, parse_result
-from bot.core.tracker import DependentState, Location
+from parkbot.cli import cli
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Owners
+from parkbot.core.errors import InvalidInput, Refused
+from parkbot.core.models import Answer, Decision, DoneWithAssumptions, Escalation, parse_result
+from parkbot.core.tracker import DependentState, Location
 from tests.contract.test_lifecycle_contract import NOW, result
 from tests.git_helpers import cli_repo
 from tests.memory_tracker import MemoryTracker
@@ -634,7 +634,7 @@ class NotFetched(MemoryTracker):
 
 
 def test_a_missing_decision_says_why_when_the_backend_knows_and_how_to_check_the_id_otherwise() -> None:
-    from bot.core.errors import NotFound
+    from parkbot.core.errors import NotFound
 
     for tracker, ending in [
         (NotFetched(), ": the backlog ref was not fetched: git fetch origin refs/parkbot/backlog:refs/parkbot/backlog"),

@@ -1,4 +1,4 @@
-"""Every rule of the supervision policy (bot.core.policy), as a user sees it when a question is parked:
+"""Every rule of the supervision policy (parkbot.core.policy), as a user sees it when a question is parked:
 the precedent a new question cites, and the refusal (message, and the reason the question log keeps)
 when a question is over budget. On the in-memory tracker; the contract suites run the same on every backend.
 """
@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config, Limits, Owners
-from bot.core.errors import Refused
-from bot.core.models import DoneWithAssumptions, LogEntry, parse_result
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Limits, Owners
+from parkbot.core.errors import Refused
+from parkbot.core.models import DoneWithAssumptions, LogEntry, parse_result
 from tests.contract.test_lifecycle_contract import NOW, result
 from tests.memory_tracker import MemoryTracker
 

@@ -23,10 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from bot.cli import cli
-from bot.core.errors import InvalidInput
-from bot.core.filing import parse_inventory
-from bot.core.models import RULES_BEYOND_THE_SCHEMA, SCHEMA_FILE, SCHEMA_ID, parse_result, result_json_schema
+from parkbot.cli import cli
+from parkbot.core.errors import InvalidInput
+from parkbot.core.filing import parse_inventory
+from parkbot.core.models import RULES_BEYOND_THE_SCHEMA, SCHEMA_FILE, SCHEMA_ID, parse_result, result_json_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = result_json_schema()
@@ -66,7 +66,7 @@ def _documented() -> list[tuple[str, Any]]:
             found.append((f"{path.name} echo example {n + 1}", json.loads(raw)))
     for path in sorted((ROOT / "examples").glob("*.json")):
         found.append((path.name, json.loads(path.read_text(encoding="utf-8"))))
-    from bot.cli.guide import EXAMPLES
+    from parkbot.cli.guide import EXAMPLES
 
     found += [(f"guide example {name}", example) for name, example in EXAMPLES.items()]
     return found

@@ -26,7 +26,7 @@ PROBE = """\
 import atexit, json, sys
 atexit.register(lambda: sys.__stderr__.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n"))
 sys.argv = ["parkbot", *json.loads(sys.argv[1])]
-from bot.cli import main
+from parkbot.cli import main
 main()
 """
 
@@ -35,12 +35,12 @@ NOT_FOR_GIT_COMMANDS = (
     "github",
     "requests",
     "urllib3",
-    "bot.trackers.github",
-    "bot.events",
-    "bot.report",
-    "bot.dashboard",
-    "bot.actions_output",
-    "bot.mcp_server",
+    "parkbot.trackers.github",
+    "parkbot.events",
+    "parkbot.report",
+    "parkbot.dashboard",
+    "parkbot.actions_output",
+    "parkbot.mcp_server",
     "mcp",
     "starlette",
     "jsonschema",
@@ -52,7 +52,7 @@ NOT_FOR_GIT_COMMANDS = (
     "tenacity",
     # The repository has no .github/parkbot.yml: there is no YAML to read.
     "yaml",
-    "bot.core.strict_yaml",
+    "parkbot.core.strict_yaml",
     # Near-miss suggestions (a refused answer) and parallel signature checks (signed answers) only.
     "difflib",
     "concurrent.futures",
@@ -60,7 +60,7 @@ NOT_FOR_GIT_COMMANDS = (
 
 
 def imported(args: list[str], cwd: Path) -> set[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
     done = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(args)], capture_output=True, text=True, cwd=cwd, env=env, check=False
     )
@@ -76,14 +76,14 @@ def loaded(modules: set[str], packages: tuple[str, ...]) -> list[str]:
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("startup") / "repo"
     make_repo(root)
-    subprocess.run([sys.executable, "-m", "bot", "park", str(EXAMPLE)], cwd=root, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "parkbot", "park", str(EXAMPLE)], cwd=root, check=True, capture_output=True)
     return root
 
 
 def test_help_loads_click_and_the_command_table_only(repo: Path) -> None:
     modules = imported(["--help"], repo)
     assert loaded(modules, ("pydantic", "git", "yaml", "github", "durationpy", "tenacity", "mcp")) == []
-    assert loaded(modules, ("bot",)) == ["bot", "bot.cli"]
+    assert loaded(modules, ("parkbot",)) == ["parkbot", "parkbot.cli"]
 
 
 @pytest.mark.parametrize(
@@ -98,7 +98,7 @@ def test_help_loads_click_and_the_command_table_only(repo: Path) -> None:
 )
 def test_commands_on_the_embedded_backlog_load_no_github_events_report_or_mcp(repo: Path, args: list[str]) -> None:
     modules = imported(args, repo)
-    assert "bot.trackers.git" in modules  # it did run against the backlog
+    assert "parkbot.trackers.git" in modules  # it did run against the backlog
     assert loaded(modules, NOT_FOR_GIT_COMMANDS) == []
 
 
@@ -120,7 +120,7 @@ def test_a_configuration_file_is_read_with_pyyaml(repo: Path, tmp_path: Path) ->
     (checkout / ".github").mkdir()
     (checkout / ".github" / "parkbot.yml").write_text("backlog_ref: refs/parkbot/other\n", encoding="utf-8")
     modules = imported(["park", str(EXAMPLE)], checkout)
-    assert loaded(modules, ("yaml", "bot.core.strict_yaml")) != []
+    assert loaded(modules, ("yaml", "parkbot.core.strict_yaml")) != []
     listed = subprocess.run(
         ["git", "for-each-ref", "--format=%(refname)", "refs/parkbot/"], cwd=checkout, capture_output=True, text=True
     )
@@ -129,20 +129,20 @@ def test_a_configuration_file_is_read_with_pyyaml(repo: Path, tmp_path: Path) ->
 
 def test_a_command_loads_its_own_module_and_no_other_command_module(repo: Path) -> None:
     modules = imported(["gate", "--ref", "main"], repo)
-    commands = loaded(modules, ("bot.cli",))
-    assert commands == ["bot.cli", "bot.cli.common", "bot.cli.core", "bot.cli.params"]
+    commands = loaded(modules, ("parkbot.cli",))
+    assert commands == ["parkbot.cli", "parkbot.cli.common", "parkbot.cli.core", "parkbot.cli.params"]
 
 
 def test_the_schema_is_built_only_when_a_result_is_read(repo: Path) -> None:
     """Models build their validators on first use (``defer_build``): gate reads no agent result."""
     code = (
-        "from bot.cli import cli; import sys;\n"
+        "from parkbot.cli import cli; import sys;\n"
         "sys.argv = ['parkbot', 'gate', '--ref', 'main']\n"
         "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
-        "from bot.core import models\n"
+        "from parkbot.core import models\n"
         "print(models.NeedsInput.__pydantic_complete__, models._result_adapter.cache_info().currsize)"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=True)
     assert done.stdout.split()[-2:] == ["False", "0"]
 

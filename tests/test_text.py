@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import markdown
-from bot.trackers.github import text
+from parkbot import markdown
+from parkbot.trackers.github import text
 
 # What GitHub could turn into a mention: an @ directly followed by a login or org/team character, and not
 # preceded by a letter or digit (GitHub leaves the @ of bob@example.com alone). An underscore before the @

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.api import DEFAULT_POLL, POLL_SCHEDULE, wait_for_answer
-from bot.cli.policy import Interrupted
-from bot.core.lifecycle import build_decision
+from parkbot.api import DEFAULT_POLL, POLL_SCHEDULE, wait_for_answer
+from parkbot.cli.policy import Interrupted
+from parkbot.core.lifecycle import build_decision
 from tests.contract.test_lifecycle_contract import NOW, result
 
 

@@ -34,7 +34,7 @@ works() {
     [ -x "${python}" ] && "${python}" -c "$1" >/dev/null 2>&1
 }
 
-if [ "${recorded_key}" = "${PARKBOT_KEY:?}" ] && works 'import bot'; then
+if [ "${recorded_key}" = "${PARKBOT_KEY:?}" ] && works 'import parkbot'; then
     echo "parkbot: the cached virtual environment is ready"
 else
     if [ "${recorded_deps}" = "${PARKBOT_DEPS_KEY:?}" ] && works 'import pydantic, github, git'; then

@@ -5,7 +5,7 @@
   the interpreter and the environment live (a virtual environment records both paths, so it only
   works where it was made).
 * ``key``: ``<deps-key>-<source hash>``: also parkbot's own source (``pyproject.toml``, ``README.md``
-  and ``bot/``), so a new parkbot is never run from an environment built for an older one.
+  and ``bot/parkbot/``), so a new parkbot is never run from an environment built for an older one.
 * ``venv``: where the environment lives (``$RUNNER_TEMP/parkbot-venv``).
 
 Run by the base Python that builds the environment; reads the Actions variables ``RUNNER_OS``,

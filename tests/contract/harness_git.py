@@ -14,8 +14,8 @@ from typing import Any
 
 import git
 
-from bot.core.config import Answers, Config, Owners
-from bot.trackers.git import GitTracker
+from parkbot.core.config import Answers, Config, Owners
+from parkbot.trackers.git import GitTracker
 
 HIERARCHY = {"alice": "carol", "carol": "dana"}
 

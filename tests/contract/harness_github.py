@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bot.api import Backlog
-from bot.backends import Backend
-from bot.core.config import Config, Owners
-from bot.events import handle_event
-from bot.trackers.github import GitHubTracker
-from bot.trackers.github.client import GitHubSettings, RetryPolicy, build_client
+from parkbot.api import Backlog
+from parkbot.backends import Backend
+from parkbot.core.config import Config, Owners
+from parkbot.events import handle_event
+from parkbot.trackers.github import GitHubTracker
+from parkbot.trackers.github.client import GitHubSettings, RetryPolicy, build_client
 from tests.github_support import fake_github, make_tracker
 from tests.test_events_support import labels_of, webhook, with_repository
 

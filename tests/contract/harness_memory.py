@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bot.core.config import Config, Owners
+from parkbot.core.config import Config, Owners
 from tests.memory_tracker import MemoryTracker
 
 

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import pytest
 
-from bot import (
+from parkbot import (
     Backlog,
     DecisionList,
     DecisionView,
@@ -23,7 +23,7 @@ from bot import (
     Resolved,
     ResumeContext,
 )
-from bot.backends import Backend
+from parkbot.backends import Backend
 
 DID = "billing-42-decision-refund"
 
@@ -66,7 +66,7 @@ def answer(harness: Any, backlog: Backlog, decision_id: str, value: str, **kwarg
 
 
 def test_park_takes_a_dict_json_text_or_the_model_and_returns_filed(backlog: Backlog, harness: Any) -> None:
-    from bot import parse_result
+    from parkbot import parse_result
 
     target = harness.make_dependent("agent-billing-42")
     filed = backlog.park(data(dependents=[target]))

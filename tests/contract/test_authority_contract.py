@@ -1,4 +1,4 @@
-"""Who may answer, on every backend: only an owner's own act answers a decision (see bot.core.authority).
+"""Who may answer, on every backend: only an owner's own act answers a decision (see parkbot.core.authority).
 
 Each rule here is one a user relies on: an agent never answers its own question, however it tries.
 Backends without repository roles or without known dependent authors (the git backlog) skip the
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config, Owners
-from bot.core.errors import Refused
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Owners
+from parkbot.core.errors import Refused
 from tests.contract.test_lifecycle_contract import NOW, result
 
 DID = "billing-42-decision-refund"

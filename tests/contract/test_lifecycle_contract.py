@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.errors import BackendFailure, InvalidInput, NotFound, Refused
-from bot.core.models import NeedsInput, parse_result
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.errors import BackendFailure, InvalidInput, NotFound, Refused
+from parkbot.core.models import NeedsInput, parse_result
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config, Limits, Owners
-from bot.core.errors import InvalidInput, Refused
-from bot.core.models import DoneWithAssumptions, parse_result
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Limits, Owners
+from parkbot.core.errors import InvalidInput, Refused
+from parkbot.core.models import DoneWithAssumptions, parse_result
 from tests.contract.test_lifecycle_contract import NOW, result
 
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from bot.core import lifecycle
-from bot.core.authority import Actor
-from bot.core.config import Config, Owners
-from bot.core.errors import Refused
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Owners
+from parkbot.core.errors import Refused
 from tests.contract.test_authority_contract import DID, answer, needs, park, refused
 from tests.contract.test_lifecycle_contract import NOW, result
 

@@ -2,7 +2,7 @@
 
 Why: the fake GitHub's GraphQL endpoint (``tests/fakegithub/graphql.py``) validates every query
 parkbot sends against GitHub's own schema and executes it with graphql-core. The published schema
-is about 1.2 MB; we keep the types and fields parkbot's documents (``bot.trackers.github.queries``)
+is about 1.2 MB; we keep the types and fields parkbot's documents (``parkbot.trackers.github.queries``)
 and the fake's own tests use, and the input types their arguments take, so that a query using a
 field GitHub does not have fails validation just as it would on GitHub.
 
@@ -69,9 +69,9 @@ OUTPUT = HERE / "github-schema.graphql"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bot.trackers.github.queries import DOCUMENTS  # noqa: E402
+from parkbot.trackers.github.queries import DOCUMENTS  # noqa: E402
 
-#: Documents sent by others than bot.trackers.github.queries: PyGithub's ``graphql_named_mutation`` as
+#: Documents sent by others than parkbot.trackers.github.queries: PyGithub's ``graphql_named_mutation`` as
 #: the dashboard pins its issue, and the fake's own tests.
 EXTRA_DOCUMENTS: tuple[str, ...] = (
     "mutation Mutation($input: PinIssueInput!) { pinIssue(input: $input) { issue { number isPinned } } }",

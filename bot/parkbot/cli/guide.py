@@ -1,0 +1,126 @@
+"""``parkbot guide``: the instructions to give an agent, built from the constants the code enforces.
+
+Every number in the text is read from :mod:`parkbot.core.models` (field limits) and
+:class:`parkbot.core.config.Limits` (question budgets), and every JSON example is validated by the
+tests, so the guide cannot promise what ``park`` refuses.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from parkbot.cli.common import json_option
+
+#: The examples the guide shows, one per result; the tests file each one through ``park``.
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "needs_input": {
+        "status": "needs_input",
+        "origin": "billing-42",
+        "key": "refund",
+        "question": "Two of the five items were refunded already. Refund the remaining three, or the full total?",
+        "options": ["remaining_three: 412.00", "full_original: 690.00"],
+        "guess": "remaining_three",
+        "work_so_far": {"verified": ["A-4471"], "next": "issue the refund"},
+        "blocking": True,
+        "dependents": ["branch:agent/billing-42"],
+    },
+    "done_with_assumptions": {
+        "status": "done_with_assumptions",
+        "origin": "billing-43",
+        "assumptions": ["Amounts are in EUR, as in the last ten orders", "Shipping is not refunded"],
+        "work_so_far": {"refunded": "A-4472"},
+    },
+    "done": {"status": "done", "origin": "billing-42", "decisions": ["refund"]},
+    "done_nothing": {"status": "done", "origin": "billing-44", "none": True},
+    "failed": {"status": "failed", "origin": "billing-45", "error": "the payment API refused the token", "none": True},
+}
+
+
+def guide_text() -> str:
+    """The guide, with today's limits."""
+    from parkbot.core import models
+    from parkbot.core.config import Limits
+    from parkbot.core.identity import MAX_NAME_LENGTH
+
+    limits = Limits()
+    one_blocking = (
+        "at most one blocking question per origin at a time"
+        if limits.one_blocking_question_per_origin
+        else "any number of them blocking"
+    )
+
+    def shown(name: str) -> str:
+        return json.dumps(EXAMPLES[name], ensure_ascii=False)
+
+    return f"""\
+parkbot: ask instead of guessing
+================================
+
+When you are unsure, first decide which kind of uncertainty it is.
+
+* Reversible and low-impact (a default that is easy to change later, a name, a format, an
+  order): PROCEED. Finish the work and state every such assumption in a done_with_assumptions
+  result; the owner reviews them afterwards and may override one.
+* Irreversible, high-impact or ambiguous (money, deleting or migrating data, anything sent to a
+  customer, a public interface, a request with two reasonable readings): STOP and ASK. Return a
+  needs_input result with concrete options, the one you would pick as guess, and work_so_far:
+  everything a fresh session needs to continue. Do not guess.
+
+The result: one JSON object, validated strictly
+-----------------------------------------------
+Asking (the decision's id is <origin>-decision-<key>; filing it again updates the same item):
+  {shown("needs_input")}
+Finished under assumptions (a non-blocking review item):
+  {shown("done_with_assumptions")}
+Finished: say which decisions you raised, or say explicitly that you raised none:
+  {shown("done")}
+  {shown("done_nothing")}
+Failed (with the same inventory):
+  {shown("failed")}
+
+Rules (`parkbot schema` prints the JSON Schema; everything else is an error that names the field):
+* origin, key and option ids: letters, digits, '.', '_' and '-', starting and ending with a letter
+  or digit, at most {MAX_NAME_LENGTH} characters. origin is your task's stable id, key names the
+  question within it.
+* options: at most {models.MAX_OPTIONS}, each "id: label" (label at most {models.MAX_LABEL} characters) or
+  {{"id": ..., "label": ...}}; ids unique; guess must be one of them. Without options, or with
+  "allow_free_text": true, the owner may answer in words.
+* question at most {models.MAX_QUESTION} characters, title at most {models.MAX_TITLE}; work_so_far any JSON up to
+  {models.MAX_WORK_SO_FAR_BYTES} bytes; at most {models.MAX_DEPENDENTS} dependents ("#12" for a pull request,
+  "branch:<name>" for a branch); at most {models.MAX_ASSUMPTIONS} assumptions of at most {models.MAX_TEXT} characters.
+* Booleans are true or false, never "no", 1 or "true". Unknown fields are errors.
+* Budgets (the repository's .github/parkbot.yml may change them): at most {limits.open_per_origin} open
+  questions per origin and {limits.open_per_run} per run, {one_blocking}. Past a budget
+  park refuses (exit 3): finish what you can, and say what is left in work_so_far.
+
+Filing, waiting, resuming
+-------------------------
+  parkbot park result.json --json        # or: ... | parkbot park - --json ; prints {{"id": ..., "action": ...}}
+  parkbot wait ID --timeout 10m          # exit 0 with the answer, 1 if none came: then END your session
+  parkbot resume ID --json               # later, in a fresh session: the answer and your work_so_far
+Exit codes: 0 done, 1 blocked or not answered yet, 2 invalid input (fix what the message names),
+3 refused by a rule, 4 backend failure (safe to run again). With --json every outcome is one JSON
+object, errors included: {{"error": ..., "message": ..., "exit_code": ...}}.
+An answer with "assumption": true is an explicit default: treat it as an assumption, not a decision.
+Over MCP (`parkbot mcp`) the same verbs are tools: park, wait, resume, show, list, gate, schema.
+Supervisors pick up work that can continue with `parkbot list --answered-since 1h --json`.
+"""
+
+
+@click.command()
+@json_option
+def guide(as_json: bool) -> None:
+    """Print the instructions to give an agent: when to ask, the result JSON, the limits, waiting.
+
+    Paste it into an agent's instructions (or serve it: `parkbot mcp` sends it as the server's
+    instructions). The limits and budgets are the ones this version of parkbot enforces.
+
+    \b
+    Example:
+      parkbot guide >> AGENTS.md
+    """
+    text = guide_text()
+    click.echo(json.dumps({"guide": text}, indent=2) if as_json else text, nl=not text.endswith("\n") or as_json)

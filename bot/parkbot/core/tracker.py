@@ -1,0 +1,400 @@
+"""The seam between the rules and storage: the :class:`Tracker` protocol, the capabilities a backend may
+add to it, and the small value types that cross it.
+
+The lifecycle (:mod:`parkbot.core.lifecycle`) holds every rule and calls only these methods, so GitHub and
+the embedded git backlog obey exactly the same rules. Adapters own I/O concerns: retries, pagination,
+rate limits, compare-and-swap, signatures, edit history. Each resolution step must be idempotent,
+because a failed step is retried by running the whole resolution again.
+
+Adapters report *facts* and never apply rules: which decisions still link a dependent
+(:class:`DependentState`), who a login is (:class:`~parkbot.core.authority.Actor`), what a signature proves
+(:class:`~parkbot.core.models.Proof`). The core turns facts into gates and refusals.
+
+Capabilities
+------------
+A backend may offer more than :class:`Tracker`. Each extra is a small, named, runtime-checkable
+protocol below; callers test ``isinstance(tracker, Capability)`` and work without it, so the rules
+stay backend-agnostic and a backend only implements what it can do well. The contract suite runs
+every capability a backend claims.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from parkbot.core.models import Answer, Decision, LogEntry
+
+if TYPE_CHECKING:
+    from parkbot.core.authority import Actor
+    from parkbot.core.dashboard_index import DashboardIndex
+
+GateState = Literal["open", "blocked"]
+#: The reactions a comment can get (GitHub's set); parkbot uses eyes (taken up), +1 (done), confused (refused).
+ReactionContent = Literal["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]
+#: A repository role, lowest first: what ``repository_permission_resolves`` compares against.
+Role = Literal["read", "triage", "write", "maintain", "admin"]
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a decision lives: ``number``/``url`` on GitHub, ``ref`` (and ``path``) in git."""
+
+    backend: str
+    ref: str | None = None
+    path: str | None = None
+    number: int | None = None
+    url: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Whether a dependent (``#N`` or ``branch:<name>``) may proceed, and what still blocks it."""
+
+    target: str
+    blocking: tuple[Decision, ...] = ()
+    resolved: tuple[Decision, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def state(self) -> GateState:
+        return "blocked" if self.blocking else "open"
+
+
+@dataclass(frozen=True)
+class DependentState:
+    """One dependent of a decision, as the backend sees it right after linking or clearing it.
+
+    ``others`` are the decisions that still link it besides the one being parked or resolved;
+    ``publishable`` is False when there is nothing to carry a gate yet (a branch with no pull request),
+    and ``note`` says why. The core evaluates the gate from this and asks the backend to publish it.
+    """
+
+    target: str
+    others: tuple[Decision, ...] = ()
+    publishable: bool = True
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class PollToken:
+    """What one poll of a decision leaves for the next (opaque to the lifecycle).
+
+    ``validator`` is whatever lets the backend ask "changed since?" (GitHub: the ETag of the last
+    response); ``decision`` is what that response said, returned again when nothing changed.
+    """
+
+    decision_id: str
+    validator: str | None = None
+    decision: Decision | None = None
+
+
+@runtime_checkable
+class Tracker(Protocol):
+    """Storage for decisions. Every method may raise :class:`parkbot.core.errors.BackendFailure`."""
+
+    backend: str
+
+    def default_owner(self) -> str:
+        """Who answers when the config names nobody (repository owner; git user)."""
+        ...
+
+    def claim(self, decision_id: str) -> bool:
+        """Reserve an identity before filing. True means no item can exist yet, so no lookup is needed.
+
+        On GitHub this creates the derived label (atomic: a second creator gets 422); backends
+        without such a primitive return False and let ``find`` answer.
+        """
+        ...
+
+    def find(self, decision_id: str) -> Decision | None:
+        """The stored decision in its last verified state, or None. ``answer`` is set once resolved.
+
+        A record the backend cannot vouch for (edited by someone else, an unsigned answer) is not
+        returned as if it were true: the decision comes back as it last verifiably was, with
+        ``problems`` saying what was found.
+        """
+        ...
+
+    def recorded_answer(self, decision: Decision) -> Answer | None:
+        """The answer recorded by resolution step (a), even if later steps have not run yet."""
+        ...
+
+    def location(self, decision: Decision) -> Location: ...
+
+    def create(self, decision: Decision, log: LogEntry) -> Location:
+        """Create a new item, with its question-log line in the same write where the backend can.
+
+        Raise ConcurrentChange if one with this id appeared since ``find``.
+        """
+        ...
+
+    def update(self, decision: Decision, log: LogEntry | None = None) -> Location:
+        """Write a changed open decision in place (content, owner, escalations, state back to open)."""
+        ...
+
+    def block_dependents(self, decision: Decision) -> list[DependentState]:
+        """Record that each dependent waits for this open, blocking decision."""
+        ...
+
+    # -- resolution, in this order; each step idempotent ------------------------------------
+    def record_answer(self, decision: Decision, answer: Answer) -> None:
+        """(a) Record the answer durably; the decision stays open."""
+        ...
+
+    def point_dependents(self, decision: Decision, answer: Answer) -> None:
+        """(b) Tell every dependent where the answer is (one note each, updated, never duplicated)."""
+        ...
+
+    def clear_blocking(self, decision: Decision) -> list[DependentState]:
+        """(c) Remove the blocking edges; what still links each dependent."""
+        ...
+
+    def close(self, decision: Decision, answer: Answer, log: LogEntry) -> None:
+        """(d) Mark the decision resolved, with its log line. Only after this does ``find`` say resolved."""
+        ...
+
+    def mark_abandoned(self, decision: Decision, reason: str, log: LogEntry) -> None:
+        """Close without an answer (the owner or config said so); dependents stay blocked."""
+        ...
+
+    # -- queries ------------------------------------------------------------------------------
+    def linked_decisions(self, target: str) -> list[Decision]:
+        """Every decision a dependent is linked to, by any route the backend knows."""
+        ...
+
+    def publish_gate(self, result: GateResult) -> None:
+        """Make a gate result visible (a check run or commit status on GitHub; nothing to do in git)."""
+        ...
+
+    def iter_decisions(self, state: str | None = None) -> Iterator[Decision]: ...
+
+    def open_decisions(self, *, origin: str, run: str | None = None) -> list[Decision]:
+        """Open decisions of this origin task or of this run (either matches), for the question budgets."""
+        ...
+
+    # -- the question log -----------------------------------------------------------------------
+    def append_log(self, entry: LogEntry) -> None:
+        """Append one line that no state change carries (a refusal); a re-run may append it twice."""
+        ...
+
+    def iter_log(self, *, about: Decision | None = None) -> Iterator[LogEntry]:
+        """Every logged line, oldest first: what precedents are looked up in and the report counts.
+
+        With ``about``, a backend may return only the entries that could be precedents for that
+        decision (same key or same normalized question), so filing never reads the whole log.
+        """
+        ...
+
+    # -- who may answer: facts only; the rules are in parkbot.core.authority ---------------------------
+    def actor(self, claimed: str | None) -> Actor:
+        """Who acts when a command runs with this backend's own credentials.
+
+        GitHub: the login of the token (``claimed``, if given, must be that login); git: ``claimed``
+        or the git user, which nothing vouches for unless answers are signed.
+        """
+        ...
+
+    def is_member(self, login: str, principal: str) -> bool:
+        """Whether ``login`` is ``principal`` (a login or e-mail) or a member of it (``@org/team``)."""
+        ...
+
+    def permission_of(self, login: str) -> Role | None:
+        """The repository role of ``login``, None where the backend has no roles or the login none."""
+        ...
+
+    def dependent_authors(self, decision: Decision) -> frozenset[str]:
+        """Logins (casefolded) of whoever authored the decision's dependents (pull requests), if known."""
+        ...
+
+
+# --- capabilities ----------------------------------------------------------------------------
+
+
+@runtime_checkable
+class Pollable(Protocol):
+    """Read a decision again *cheaply* for ``parkbot wait`` (GitHub: a conditional request).
+
+    ``previous`` is the token the last poll returned (None the first time); when nothing changed
+    since, the backend may answer from it without reading everything again. Without this capability
+    the lifecycle simply re-reads with :meth:`Tracker.find`.
+    """
+
+    def poll(self, decision_id: str, previous: PollToken | None = None) -> tuple[Decision | None, PollToken]: ...
+
+
+@runtime_checkable
+class IssueComments(Protocol):
+    """What comment commands need: the decision an issue holds, and one reply per command."""
+
+    def decision_at(self, number: int) -> Decision | None:
+        """The decision stored in issue ``number``, or None if it is not a decision issue."""
+        ...
+
+    def reply(self, issue_number: int, key: str, text: str) -> None:
+        """Write or edit the one reply keyed ``key``; ``text`` is Markdown with untrusted parts escaped."""
+        ...
+
+    def comment_url(self, issue_number: int, comment_id: int | str) -> str: ...
+
+
+@runtime_checkable
+class CommitGates(Protocol):
+    """Gates on an exact commit that is not a dependent's head: the merge-queue commit, a pushed
+    agent commit that filed nothing readable."""
+
+    def publish_commit_gate(self, sha: str, result: GateResult, *, blocked_fails: bool) -> None:
+        """Publish ``result`` on ``sha``; a blocked result fails outright when ``blocked_fails``."""
+        ...
+
+    def publish_commit_failure(self, sha: str, summary: str) -> None:
+        """Fail the gate on ``sha``, saying why in one line."""
+        ...
+
+
+@runtime_checkable
+class DashboardIssue(Protocol):
+    """The one dashboard issue that lists open decisions (GitHub), carrying the index it shows
+    (:mod:`parkbot.core.dashboard_index`) so that an event can patch it without reading every decision."""
+
+    pin_notice: str | None
+
+    def read_dashboard(self) -> DashboardIndex | None:
+        """The index the dashboard issue carries; None when there is no dashboard or no readable index."""
+        ...
+
+    def write_dashboard(
+        self,
+        index: DashboardIndex,
+        render: Callable[[DashboardIndex, int], str],
+        *,
+        title: str,
+        create: bool = True,
+    ) -> tuple[int, str]:
+        """Make the dashboard show ``index``: ``(number, action)``, the action ``created``, ``updated``,
+        ``unchanged`` (or ``(0, "absent")`` when there is none and ``create`` is False).
+
+        ``render(index, budget)`` is the visible text in at most ``budget`` characters; the backend
+        keeps the index next to it, listing fewer entries when both would not fit.
+        """
+        ...
+
+    def issue_url(self, number: int) -> str: ...
+
+
+@runtime_checkable
+class BranchRescan(Protocol):
+    """Look a pull request's head branch up again on its next gate (a reopened pull request)."""
+
+    def rescan_branch(self, number: int) -> None: ...
+
+
+@runtime_checkable
+class LoggedEvents(Protocol):
+    """Only the log lines no decision records by itself (refusals, abandonments), without a scan."""
+
+    def iter_logged_events(self) -> Iterator[LogEntry]: ...
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    """What one ``sync`` did: ``action`` (``up-to-date``, ``fetched``, ``pushed``, ``merged``), and the
+    remote records it kept but that carry no authority (``<id>: unverified answer by ...``)."""
+
+    action: str
+    ignored: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        if not self.ignored:
+            return self.action
+        return f"{self.action}; ignored {len(self.ignored)} unverified record(s): " + "; ".join(self.ignored)
+
+
+@runtime_checkable
+class Syncing(Protocol):
+    """Share the backlog with a remote (the embedded git backlog)."""
+
+    def sync(self, remote: str = "origin") -> SyncResult: ...
+
+
+@runtime_checkable
+class FindsPullsByCommit(Protocol):
+    """Name the open pull requests whose head is a commit (a fork's pull request, seen from a workflow run)."""
+
+    def open_pulls_at(self, sha: str, *, head: str) -> list[int]: ...
+
+
+@runtime_checkable
+class SeenDecisions(Protocol):
+    """The decisions this run has already read or written, without another request (the dashboard patch)."""
+
+    def last_seen(self, decision_id: str) -> Decision | None:
+        """The decision as this run last read or wrote it; None when this run has not seen it."""
+        ...
+
+
+@runtime_checkable
+class CommentReactions(Protocol):
+    """React to the comment a command came in, as bots on GitHub do: 👀 taken up, then 👍 done or 😕 refused."""
+
+    def react(self, issue_number: int, comment_id: int | str, content: ReactionContent) -> None:
+        """Add ``content`` to the comment (idempotent: the same reaction twice is one reaction)."""
+        ...
+
+
+@dataclass(frozen=True)
+class CommentRecord:
+    """A comment as the backend's own records show it, not as an event payload claims it.
+
+    ``editor`` is whoever last changed the text when that is not its author (None: only the author
+    wrote it); ``body`` is the text now.
+    """
+
+    author: str
+    body: str
+    editor: str | None = None
+    author_bot: bool = False
+
+
+@runtime_checkable
+class CommentRecords(Protocol):
+    """Who wrote a command comment and who changed it since, from the backend (GitHub: its edit history).
+
+    A command counts only as its author's own words: the comment handler refuses one whose author is
+    not the actor, or that anyone else edited (anyone with write access can edit any comment).
+    """
+
+    def comment_record(self, issue_number: int, comment_id: int | str) -> CommentRecord | None:
+        """The comment now, or None when it is not there any more."""
+        ...
+
+
+@runtime_checkable
+class OwnIdentityRecords(Protocol):
+    """A backend whose records count only when its own identity writes them (GitHub: parkbot's login).
+
+    Run with anyone else's credentials (an owner's token on a workstation), an owner's act cannot be
+    recorded as parkbot's own: it is left as that owner's comment command on the decision, which
+    parkbot records under its own identity when the comment's event reaches it.
+    """
+
+    def writes_as_itself(self) -> bool:
+        """Whether this run's credentials are the backend's own identity."""
+        ...
+
+    def post_command(self, decision: Decision, text: str) -> str:
+        """Post ``text`` (a comment command) on the decision as the credentials' owner; its URL."""
+        ...
+
+
+@runtime_checkable
+class BacklogHints(Protocol):
+    """Why a lookup may come back empty although the item exists elsewhere (a backlog not fetched yet)."""
+
+    def missing_hint(self) -> str | None:
+        """What to do when nothing was found, or None when an empty answer needs no explanation."""
+        ...

@@ -1,0 +1,252 @@
+"""Owner commands typed in comments on decision issues (``issue_comment`` events).
+
+:func:`handle_comment` parses the comment (``parkbot.core.commands``: the first command wins), and runs the
+matching lifecycle rule. It never decides anything itself: authorization, answer checks and the
+upward-only rule all live in ``parkbot.core.lifecycle``, so ``/decide`` and ``parkbot resolve`` obey the same
+rules.
+
+* The bot's own comments (anything that starts with a ``<!-- parkbot:`` marker) and comments without
+  a command are ignored: no reply, no request.
+* Answers (``/decide``, ``/answer``, ``/default``) go through :func:`parkbot.core.lifecycle.resolve`, with the
+  comment's URL as the answer's ``source``; the resolution comment is the visible confirmation.
+* ``/escalate [to]`` moves the question one level up (:func:`parkbot.core.lifecycle.escalate`) when the
+  config has a hierarchy; ``/return``, ``/accept`` and ``/override <n> <text>`` run their policy rules.
+* Where the tracker keeps comment records (:class:`~parkbot.core.tracker.CommentRecords`, GitHub), the
+  command must be its author's own words as the backend shows them, not as the event says: a comment
+  written by someone other than the actor, or changed by anyone but its author, is refused; one whose
+  text changed since the event is left to the event of that change.
+* Every refusal (not an owner, unknown option, conflicting answer, not a decision issue, already
+  resolved differently, malformed command) is a visible reply on the issue, keyed by the command
+  comment's id: handling the same comment again edits that reply instead of adding one, and a
+  refusal changes nothing else. Backend failures propagate (exit 4, safe to re-run).
+* The command's comment gets a reaction where the backend can (``CommentReactions``): 👀 as soon as
+  the command is taken up, then 👍 when it is done or 😕 when it is refused. A reaction that fails is
+  logged and changes nothing else.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.commands import ANSWERING, Command, parse
+from parkbot.core.config import Config
+from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused
+from parkbot.core.models import Decision
+from parkbot.core.tracker import (
+    CommentReactions,
+    CommentRecord,
+    CommentRecords,
+    IssueComments,
+    ReactionContent,
+    Tracker,
+)
+from parkbot.markdown import code_span, escape_markdown, table_cell
+from parkbot.trackers.github.render import read_marker
+
+Action = Literal[
+    "ignored",
+    "resolved",
+    "completed",
+    "unchanged",
+    "escalated",
+    "returned",
+    "accepted",
+    "overridden",
+    "help",
+    "refused",
+]
+
+
+class CommentTracker(Tracker, IssueComments, Protocol):
+    """A tracker with decision issues to comment on (the GitHub backend)."""
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What happened to one comment; ``replied`` says whether a reply was written or edited."""
+
+    action: Action
+    reason: str
+    command: Command | None = None
+    decision_id: str | None = None
+    message: str = ""
+    replied: bool = False
+    #: What the core call returned (None for /help, which changes nothing).
+    outcome: lifecycle.ParkOutcome | lifecycle.ResolveOutcome | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.action == "refused"
+
+
+# -- reactions on the command's comment (👀 taken up, 👍 done, 😕 refused) ------------------------------
+
+log = logging.getLogger("parkbot")
+
+
+def handle_comment(
+    tracker: CommentTracker,
+    config: Config,
+    *,
+    issue_number: int,
+    comment_id: int | str,
+    body: str,
+    actor: Actor,
+    now: datetime | None = None,
+) -> CommandResult:
+    """Run the command in one comment (see the module docstring); ``actor`` is who wrote it, as verified."""
+    if read_marker(body or "") is not None:
+        return CommandResult("ignored", "own_comment")
+    command = parse(body or "")
+    if command is None:
+        return CommandResult("ignored", "no_command")
+    _react(tracker, issue_number, comment_id, "eyes")
+    result = _handle(
+        tracker, config, command, issue_number=issue_number, comment_id=comment_id, body=body, actor=actor, now=now
+    )
+    _react(tracker, issue_number, comment_id, "confused" if result.refused else "+1")
+    return result
+
+
+def _react(tracker: Tracker, issue_number: int, comment_id: int | str, content: ReactionContent) -> None:
+    """A reaction where the backend has them; failing to react never fails the command."""
+    if not isinstance(tracker, CommentReactions):
+        return
+    try:
+        tracker.react(issue_number, comment_id, content)
+    except ParkbotError as exc:
+        log.warning("could not react %s to comment %s on #%s: %s", content, comment_id, issue_number, exc.message)
+
+
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _handle(
+    tracker: CommentTracker,
+    config: Config,
+    command: Command,
+    *,
+    issue_number: int,
+    comment_id: int | str,
+    body: str,
+    actor: Actor,
+    now: datetime | None,
+) -> CommandResult:
+    """One parsed command: who wrote it, on which decision, then the core call; refusals are replied to."""
+    author = actor.login
+    key = str(comment_id)
+
+    def refuse(reason: str, message: str, decision_id: str | None = None) -> CommandResult:
+        text = (
+            f"{code_span(command.render())} from {code_span(author)} was not applied: "
+            f"{escape_markdown(message)}\n\nNothing was changed."
+        )
+        tracker.reply(issue_number, key, text)
+        return CommandResult("refused", reason, command, decision_id, message, replied=True)
+
+    if command.error:
+        return refuse("unknown_command" if command.name == "unknown" else "invalid_command", command.error)
+    decision = tracker.decision_at(issue_number)
+    if decision is None:
+        return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
+    if isinstance(tracker, CommentRecords):
+        record = tracker.comment_record(issue_number, comment_id)
+        if record is not None and record.body != body and not record.editor and same_author(record, author):
+            return CommandResult("ignored", "changed_since", command, decision.id)
+        problem = authorship_problem(record, author)
+        if problem is not None:
+            return refuse("not_authorized", problem, decision.id)
+    source = tracker.comment_url(issue_number, comment_id)
+    try:
+        return _run(tracker, config, command, decision, actor, source, issue_number, key, now)
+    except BackendFailure:
+        raise
+    except (Refused, InvalidInput) as exc:
+        return refuse(exc.reason, exc.message, decision.id)
+    except ParkbotError as exc:  # pragma: no cover - every rule raises one of the above
+        return refuse(exc.reason, exc.message, decision.id)
+
+
+def same_author(record: CommentRecord, login: str) -> bool:
+    return record.author.casefold() == login.casefold()
+
+
+def authorship_problem(record: CommentRecord | None, login: str) -> str | None:
+    """Why a comment is not ``login``'s own words as the backend shows them, or None when it is."""
+    if record is None:
+        return "the comment is not there any more"
+    if not same_author(record, login):
+        return (
+            f"the comment was written by {record.author}, not by {login}; only a comment's author's words are a command"
+        )
+    if record.editor:
+        return (
+            f"the comment was changed by {record.editor} after {record.author} wrote it; only a comment's "
+            "author's own words are a command"
+        )
+    return None
+
+
+def _run(
+    tracker: CommentTracker,
+    config: Config,
+    command: Command,
+    decision: Decision,
+    actor: Actor,
+    source: str,
+    issue_number: int,
+    key: str,
+    now: datetime | None,
+) -> CommandResult:
+    did = decision.id
+    author = actor.login
+
+    def confirm(
+        action: Action, text: str, outcome: lifecycle.ParkOutcome | lifecycle.ResolveOutcome | None
+    ) -> CommandResult:
+        tracker.reply(issue_number, key, text)
+        return CommandResult(action, "ok", command, did, text, replied=True, outcome=outcome)
+
+    if command.name == "help":
+        rows = lifecycle.help_text(decision)
+        table = "\n".join(f"| {code_span(typed)} | {table_cell(meaning)} |" for typed, meaning in rows)
+        text = (
+            f"What you can type on {code_span(did)} (a new comment, the command at the start of a line):\n\n"
+            f"| Comment | What it does |\n| --- | --- |\n{table}\n\n"
+            "Only the decision's owners, and those above them in the hierarchy, can answer."
+        )
+        return confirm("help", text, None)
+    answering = ANSWERING.get(command.name)
+    if answering is not None:
+        assert command.arg is not None
+        outcome = lifecycle.resolve(tracker, config, did, command.arg, actor, command=answering, source=source, now=now)
+        if outcome.action == "unchanged":
+            return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
+        return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)
+    if command.name == "escalate":
+        moved = lifecycle.escalate(tracker, config, did, actor, to=command.arg, now=now)
+        return confirm(
+            "escalated",
+            f"Escalated by {code_span(author)}: {code_span(decision.owner)} → {code_span(moved.decision.owner)}.",
+            moved,
+        )
+    if command.name == "return":
+        moved = lifecycle.return_to_requester(tracker, config, did, actor, now=now)
+        return confirm("returned", f"Returned by {code_span(author)} to {code_span(moved.decision.owner)}.", moved)
+    if command.name == "accept":
+        done = lifecycle.accept_review(tracker, config, did, actor, now=now)
+        return confirm("accepted", f"Assumptions accepted by {code_span(author)}.", done)
+    # override
+    assert command.number is not None
+    assert command.arg is not None
+    changed = lifecycle.override_assumption(tracker, config, did, command.number, command.arg, actor, now=now)
+    return confirm(
+        "overridden",
+        f"Assumption {command.number} overridden by {code_span(author)}; dependents were told to rework.",
+        changed,
+    )

@@ -1,0 +1,114 @@
+"""``issue_comment`` (``created``, ``edited``) on a decision issue -> the comment's command.
+
+Everything that can be judged from the payload is judged before the backend is opened, so these
+cost no API call at all:
+
+* comments on pull requests (``issue.pull_request`` is present);
+* comments by bots, the bot's own included (``comment.user.type == "Bot"`` or a ``[bot]`` login);
+* a comment created or edited by anyone but its author: the actor of a command is the account that
+  performed the act, the event's ``sender``, and an edit of someone else's comment is never a
+  command (GitHub lets anyone with write access edit any comment);
+* comments on issues that are not decisions (no ``parkbot:decision`` label in ``issue.labels``);
+* comments with no command in them (:func:`parkbot.core.commands.parse`, the same parser the handler uses).
+
+The rest goes to :func:`parkbot.events.commands.handle_comment`, which authorizes the author, runs the
+lifecycle and replies on the issue.
+"""
+
+from __future__ import annotations
+
+from parkbot.core import commands
+from parkbot.core.authority import Actor
+from parkbot.core.lifecycle import ParkOutcome, ResolveOutcome
+from parkbot.core.tracker import IssueComments
+from parkbot.events.base import Context, Event, Item, gate_item, ignored, is_bot
+from parkbot.events.commands import CommandResult, handle_comment
+from parkbot.events.router import Router
+from parkbot.trackers.github.labels import DECISION_LABEL
+
+router = Router()
+
+#: ``CommandResult.action`` -> the job summary's item kind.
+_KINDS: dict[str, str] = {
+    "resolved": "resolved",
+    "completed": "resolved",
+    "unchanged": "resolved",
+    "accepted": "resolved",
+    "refused": "refused",
+    "ignored": "ignored",
+}
+
+
+@router.register("issue_comment", "created", "edited")
+def on_comment(event: Event, ctx: Context) -> list[Item]:
+    number = event.get("issue.number", int)
+    comment_id = event.get("comment.id", int)
+    body = event.get("comment.body", str, default="")
+    user = event.get("comment.user", dict)
+    login = event.get("comment.user.login", str)
+    sender = event.get("sender", dict)
+    sender_login = event.get("sender.login", str)
+    if event.get("issue.pull_request", dict, default=None) is not None:
+        return ignored(f"comment on pull request #{number}: parkbot only reads commands on decision issues")
+    if is_bot(user) or is_bot(sender):
+        return ignored(f"comment {comment_id} on #{number} is by a bot ({sender_login})")
+    if sender_login.casefold() != login.casefold():
+        verb = "edited" if event.action == "edited" else "sent"
+        return ignored(
+            f"comment {comment_id} on #{number} by {login} was {verb} by {sender_login}: only a comment's own "
+            "author's act is a command"
+        )
+    if not event.has_label("issue", DECISION_LABEL):
+        return ignored(f"#{number} is not a decision issue (no {DECISION_LABEL} label)")
+    if commands.parse(body) is None:
+        return ignored(f"comment {comment_id} on #{number} holds no command")
+
+    tracker = ctx.tracker
+    if not isinstance(tracker, IssueComments):
+        return ignored(f"#{number}: this backend keeps no decision issues to comment on")
+    result = handle_comment(
+        tracker,
+        ctx.config,
+        issue_number=number,
+        comment_id=comment_id,
+        body=body,
+        actor=Actor(sender_login),
+        now=ctx.now,
+    )
+    return _items(result, number)
+
+
+def _items(result: CommandResult, number: int) -> list[Item]:
+    """One item for the command (plus the gates a resolution re-published)."""
+    kind = _KINDS.get(result.action, "replied")
+    command = result.command.render() if result.command is not None else "command"
+    if result.action == "ignored":
+        return ignored(f"#{number}: {result.reason}")
+    if result.action == "refused":
+        # Refused visibly on the issue (the reply says why); the run itself did its job.
+        message = f"#{number}: {command} refused: {result.message}"
+        return [
+            Item(
+                "refused",
+                message,
+                decision_id=result.decision_id,
+                number=number,
+                action=result.reason,
+                level="warning",
+            )
+        ]
+    outcome = result.outcome
+    text = f"#{number}: {command}: {result.action}"
+    if isinstance(outcome, ResolveOutcome):
+        text += f" ({outcome.answer.value!r} by {outcome.answer.by})"
+    location = outcome.location if isinstance(outcome, ResolveOutcome | ParkOutcome) else None
+    gates = outcome.gates if isinstance(outcome, ResolveOutcome | ParkOutcome) else []
+    item = Item(
+        kind,  # type: ignore[arg-type]
+        text,
+        decision_id=result.decision_id,
+        number=number,
+        url=location.url if location is not None else None,
+        action=result.action,
+    )
+    return [item, *(gate_item(g) for g in gates)]

@@ -1,0 +1,98 @@
+"""``workflow_dispatch`` and ``schedule`` -> a full reconcile: repair what a failed run left half-done.
+
+For every open decision:
+
+* a recorded answer on a decision that is still open means a resolution stopped part-way (a
+  runner died, GitHub failed after the retries). It is finished through ``lifecycle.resolve`` with
+  the recorded answer and the recorded actor, exactly as if the owner had sent the same command
+  again: the remaining steps run, the done ones are skipped, and the answer is re-checked against
+  the rules (an actor who is no longer an owner is refused, visibly);
+* otherwise each of its dependents is re-gated (``lifecycle.gate``), once per dependent however
+  many decisions it waits for, so a status lost to a failed run is published again.
+
+One decision's problem does not stop the others; a backend failure after the retries does (the run
+exits 4 and is safe to re-run).
+
+Last, the decision dashboard issue is recounted from every decision (:mod:`parkbot.dashboard_refresh`),
+whether or not anything else changed: ages and the 30-day numbers move with time, events only patch
+the entries they changed, and a dashboard an earlier run failed to write is repaired here.
+"""
+
+from __future__ import annotations
+
+from parkbot.core import lifecycle
+from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError
+from parkbot.core.lifecycle import ResolveOutcome
+from parkbot.core.models import Answer, Decision
+from parkbot.core.tracker import Tracker
+from parkbot.events.base import Context, Event, Item, gate_item
+from parkbot.events.router import Router
+
+router = Router()
+
+
+def resolution_items(outcome: ResolveOutcome) -> list[Item]:
+    """The items of a resolution that was finished for the recorded actor."""
+    location = outcome.location
+    answer = outcome.answer
+    return [
+        Item(
+            "resolved",
+            f"{outcome.action} {outcome.decision.id}: {answer.value!r} by {answer.by} (finished a "
+            "resolution that had stopped part-way)",
+            decision_id=outcome.decision.id,
+            number=location.number,
+            url=location.url,
+            action=outcome.action,
+        ),
+        *(gate_item(g) for g in outcome.gates),
+    ]
+
+
+def _finish(ctx: Context, decision: Decision, recorded: Answer) -> list[Item]:
+    try:
+        outcome = lifecycle.finish_resolution(ctx.tracker, ctx.config, decision, recorded, now=ctx.now)
+    except BackendFailure:
+        raise
+    except InvalidInput as exc:
+        return [Item("error", exc.message, decision_id=decision.id, level="warning")]
+    except ParkbotError as exc:
+        return [
+            Item(
+                "refused",
+                f"{decision.id}: the recorded answer {recorded.value!r} by {recorded.by} could not be finished: "
+                f"{exc.message}",
+                decision_id=decision.id,
+                level="warning",
+                data={"reason": exc.reason},
+            )
+        ]
+    return resolution_items(outcome)
+
+
+@router.register("workflow_dispatch")
+@router.register("schedule")
+def on_reconcile(event: Event, ctx: Context) -> list[Item]:
+    tracker = ctx.tracker
+    items: list[Item] = []
+    targets: dict[str, None] = {}
+    for decision in list(tracker.iter_decisions("open")):
+        recorded = lifecycle.recorded_answer(tracker, ctx.config, decision)
+        if recorded is not None:
+            items += _finish(ctx, decision, recorded)
+            continue
+        if decision.blocking:
+            targets.update(dict.fromkeys(decision.dependents))
+    for target in targets:
+        items.append(_regate(tracker, ctx, target))
+    if not items:
+        items.append(Item("ignored", "no open decision: nothing to reconcile"))
+    ctx.recount_dashboard()
+    return items
+
+
+def _regate(tracker: Tracker, ctx: Context, target: str) -> Item:
+    try:
+        return gate_item(lifecycle.gate(tracker, ctx.config, target))
+    except InvalidInput as exc:  # e.g. a dependent pull request that no longer exists
+        return Item("ignored", f"{target}: {exc.message}", target=target)

@@ -1,0 +1,1 @@
+"""Tracker backends: the embedded git backlog (:mod:`parkbot.trackers.git`) and GitHub."""

@@ -1,0 +1,133 @@
+"""Where the git backlog keeps things: its ref, and the path of every file on it (see the package docstring).
+
+``h2(x)``/``h16(x)`` are the first 2/16 hex digits of ``sha256(x)`` (:func:`digest`; the paths do not
+depend on the repository's object format). Ids are checked before they become a file name;
+dependents are normalized before they are hashed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from parkbot.core.errors import InvalidInput
+from parkbot.core.models import parse_dependent
+from parkbot.core.questions import normalize_question
+
+DEFAULT_REF = "refs/parkbot/backlog"
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+
+#: Marks a backlog written in layout 2; a non-empty backlog without it is layout 1 (read, then migrated).
+LAYOUT_FILE = "LAYOUT"
+LAYOUT_MARK = b"parkbot backlog layout 2 (docs/git-backlog.md)\n"
+DECISIONS = "decisions"
+ANSWERS = "answers"
+#: Index buckets sit in the ``decisions`` tree beside the decision buckets: a write rewrites one tree fewer.
+INDEX_PREFIX = "index-"
+NOTES = "notes"
+LOG_ARCHIVE = "log"
+LOG_TAIL = "log.jsonl"
+PRECEDENTS = "precedents"
+#: Layout 1's indexes, folded into ``decisions/index-*.json`` by the migration.
+LEGACY_INDEXES = ("links", "origins", "runs")
+
+
+def digest(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def check_id(decision_id: str) -> str:
+    if not ID_PATTERN.match(decision_id):
+        raise InvalidInput(f"{decision_id!r} is not a decision id: use lowercase letters, digits, '.', '_' and '-'")
+    return decision_id
+
+
+def decision_path(decision_id: str) -> str:
+    """Where a decision's record lives on the backlog ref."""
+    return f"{DECISIONS}/{digest(decision_id)[:2]}/{check_id(decision_id)}.json"
+
+
+def answer_path(decision_id: str) -> str:
+    """Where the answer recorded by resolution step (a) lives."""
+    return f"{ANSWERS}/{digest(decision_id)[:2]}/{check_id(decision_id)}.json"
+
+
+def notes_path(target: str) -> str:
+    """The answer notes of one dependent (resolution step (b))."""
+    hashed = digest(target)
+    return f"{NOTES}/{hashed[:2]}/{hashed[:16]}.json"
+
+
+def precedent_paths(entry_key: str | None, question: str | None) -> list[str]:
+    """Where a resolution is indexed for the precedent lookup: by key, and by normalized question."""
+    keys = ([f"key:{entry_key}"] if entry_key else []) + ([f"text:{normalize_question(question)}"] if question else [])
+    return [f"{PRECEDENTS}/{(hashed := digest(k))[:2]}/{hashed[2:18]}.jsonl" for k in keys]
+
+
+def log_segment_path(seq: int) -> str:
+    """One sealed segment of the question log: ``log/<seq>.jsonl`` (layout 1: ``log/<seq // 256>/<seq>.jsonl``)."""
+    return f"{LOG_ARCHIVE}/{seq:08d}.jsonl"
+
+
+# -- the index: origin, run and dependent sets in 256 bucket files beside the decision buckets ----------
+
+
+def origin_key(origin: str) -> str:
+    """Index key of the open decisions an origin task raised (the question budgets; ``list --state open``)."""
+    return f"origin:{origin}"
+
+
+def run_key(run: str) -> str:
+    """Index key of the open decisions a run raised."""
+    return f"run:{run}"
+
+
+def links_key(target: str) -> str:
+    """Index key of the decisions a dependent (``#12``, ``branch:<name>``) is blocked by."""
+    return f"links:{target}"
+
+
+def index_path(key: str) -> str:
+    """The bucket file that holds ``key``: ``decisions/index-<h2(key)>.json``."""
+    return f"{DECISIONS}/{INDEX_PREFIX}{digest(key)[:2]}.json"
+
+
+def is_index_path(path: str) -> bool:
+    return path.startswith(f"{DECISIONS}/{INDEX_PREFIX}") and path.count("/") == 1
+
+
+def dump_index(bucket: dict[str, list[str]]) -> bytes:
+    """A bucket file: one sorted key per line, so a change rewrites one line and diffs read well."""
+    lines = [f"{json.dumps(key, ensure_ascii=False)}: {json.dumps(sorted(ids))}" for key, ids in sorted(bucket.items())]
+    return ("{\n" + ",\n".join(lines) + "\n}\n").encode("utf-8")
+
+
+# -- layout 1 (read until the first write migrates it) ---------------------------------------------------
+
+
+def legacy_links_path(target: str) -> str:
+    hashed = digest(target)
+    return f"links/{hashed[:2]}/{hashed[:16]}.json"
+
+
+def legacy_origin_path(origin: str) -> str:
+    return f"origins/{digest(origin)[:2]}/{check_id(origin)}.json"
+
+
+def legacy_run_path(run: str) -> str:
+    hashed = digest(run)
+    return f"runs/{hashed[:2]}/{hashed[:16]}.json"
+
+
+def normalize_target(target: str) -> str:
+    """``#N`` or ``branch:<name>``, as dependents are stored (``refs/heads/`` dropped)."""
+    try:
+        return parse_dependent(target)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+def dump_json(data: Any) -> bytes:
+    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")

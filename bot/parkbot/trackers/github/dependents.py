@@ -1,0 +1,434 @@
+"""Dependents: which pull requests depend on which decisions, and recording every edge seen.
+
+* A pull request depends on a decision when the decision lists it, its body says ``Blocked by #N``
+  / ``Depends on #N``, one of its commits has a ``Blocked-by: <decision-id>`` trailer, or GitHub's
+  native issue dependencies say so. Every edge the bot sees is *recorded* three ways, so removing
+  one trace (say, the ``Blocked by`` line) does not unblock the PR: in the decision's hidden block
+  (``dependents``), as the ``decision:<id>`` label on the PR (which comes free with ``GET pull``),
+  and natively (``add_blocked_by``) where the API allows it (404/403/410/422 mean "not here").
+* A decision may also name a *branch* (``branch:<name>``) before any pull request exists for it.
+  Parking it blocks an open PR from that branch at once (``GET /pulls?head=owner:branch``, one
+  request); for a PR opened later, the decision carries the index label ``parkbot:branch:<hash of
+  the branch>`` (:func:`branch_label`) while it is unresolved, and the *first* gate of a PR lists the
+  label of its head branch (one request, ``state=all`` so that an abandoned decision keeps blocking; a
+  resolved one drops the label). The gate records every edge it found as a ``decision:<id>`` label on
+  the PR (abandoned decisions too) and, in that same label write, marks the PR ``parkbot:tracked``
+  (which later gates see for free in ``GET pull``). Later gates skip the listing: from then on, a
+  decision filed for the branch finds the open PR itself when it is parked (``GET /pulls?head=``) and
+  labels it. Why this is safe:
+
+  - *A decision parked at the same moment as the PR's first gate.* Parking creates the issue (with its
+    branch label) before it lists the branch's open PRs; the gate reads the PR (so it is open) before
+    it lists the branch label. Both listings are strongly consistent. If the issue existed when the
+    gate listed the label, the gate finds it; if not, the issue was created after the gate's listing,
+    hence after the PR was open, so park's PR listing (later still) finds the PR and labels it. Either
+    way the edge lands as a label on the PR, which every later gate reads. (That the two status writes
+    can land in either order, so a ``success`` may briefly overwrite park's ``pending``, is not new:
+    the next gate of the PR, pushes included, sets it right, and the reconcile below does too.)
+  - *A first gate that fails part-way* does not mark the PR: the mark goes in the last write, with the
+    edges, so the next gate lists the branch again.
+  - *A PR closed while a decision was parked for its branch* (park lists open PRs only): the
+    ``reopened`` event calls :meth:`GitHubTracker.rescan_branch`, so that gate lists the branch again.
+  - *Anything else that slipped* (a park that stopped before labelling the PR): gating a ``branch:``
+    target always lists the branch index, and the nightly reconcile gates every open decision's
+    ``branch:`` dependents that way, as does reviving an abandoned decision.
+
+  A PR's head branch cannot change, so the mark never goes stale. Forks are never marked.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from github import GithubException
+from github.Issue import Issue as GhIssue
+
+from parkbot.core.errors import InvalidInput
+from parkbot.core.identity import check_decision_id
+from parkbot.core.models import Decision
+from parkbot.trackers.github import queries
+from parkbot.trackers.github.labels import LABEL_PREFIX, TRACKED_LABEL, branch_label, decision_label
+from parkbot.trackers.github.render import ParseError, decision_payload
+from parkbot.trackers.github.store import FoundIssue, already_exists, has_label, label_names, log
+
+if TYPE_CHECKING:
+    from parkbot.trackers.github.issues import DecisionIssues
+    from parkbot.trackers.github.store import IssueStore
+
+#: Statuses on the native dependency endpoints that mean "not available here" (plan, GHES version, PRs).
+NATIVE_UNAVAILABLE = frozenset({403, 404, 410, 422})
+
+_PR_TARGET = re.compile(r"^#(\d+)$")
+_BODY_LINK = re.compile(
+    r"(?im)\b(?:blocked[ \t]*-?[ \t]*by|depends[ \t]*-?[ \t]*on)[ \t]*:?[ \t]*"
+    r"(?P<refs>(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+/issues/\d+)"
+    r"(?:[ \t]*(?:,|and|&)[ \t]*(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+/issues/\d+))*)"
+)
+_REF = re.compile(
+    r"(?:(?P<repo>[\w.-]+/[\w.-]+)?#(?P<n>\d+))|(?:https?://\S+?/(?P<urlrepo>[\w.-]+/[\w.-]+)/issues/(?P<un>\d+))"
+)
+_TRAILER = re.compile(r"(?im)^[ \t]*blocked-by[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
+
+
+class Dependents:
+    """Edges between decisions and pull requests (see the module docstring)."""
+
+    def __init__(self, store: IssueStore, issues: DecisionIssues) -> None:
+        self._store = store
+        self._issues = issues
+
+    def pr_numbers(self, decision: Decision) -> list[int]:
+        """Every dependent PR: those the decision records, and those carrying its label.
+
+        The label side covers an edge whose write to the decision's body was lost to a concurrent
+        edit; it comes free with ``find`` (one listing when the decision was read another way).
+        """
+        numbers: list[int] = []
+        for target in decision.dependents:
+            numbers.extend(self.target_prs(target))
+        found = self._issues.found(decision)
+        if found.prs is None:
+            label = decision_label(decision.id)
+            found.prs = tuple(int(r["number"]) for r in self._store.rest_by_label(label) if r.get("pull_request"))
+        numbers.extend(found.prs)
+        return list(dict.fromkeys(numbers))
+
+    def target_prs(self, target: str) -> list[int]:
+        match = _PR_TARGET.match(target)
+        if match:
+            return [int(match.group(1))]
+        if target.startswith("branch:"):
+            branch = target.removeprefix("branch:")
+            head = f"{self._store.client.settings.owner}:{branch}"
+            pulls = self._store.unit(
+                f"find the pull request of {branch}",
+                lambda _: self._store.raw_list(self._store.repo.get_pulls(state="open", head=head)),
+            )
+            for pull in pulls:
+                self._store.keep_pull(pull)
+            return [int(p["number"]) for p in pulls]
+        return []
+
+    def open_pulls_at(self, sha: str, *, head: str) -> list[int]:
+        """The open pull requests whose head is commit ``sha`` on branch ``head`` (``owner:branch``).
+
+        ``GET /commits/{sha}/pulls`` first (1 request). It only knows commits that are this
+        repository's, and a fork's commits are not until they are merged, so when it finds nothing
+        the open pull requests of ``head`` are listed (``GET /pulls?head=owner:branch``, 1 more). Only
+        a pull request whose head is still ``sha`` counts: one that has moved on is judged on its
+        newer commit.
+        """
+        if not re.fullmatch(r"[0-9a-fA-F]{40}", sha or ""):
+            raise InvalidInput(f"{sha!r} is not a full commit sha")
+
+        def matching(pulls: list[dict[str, Any]]) -> list[int]:
+            found = []
+            for pull in pulls:
+                side = pull.get("head") or {}
+                if pull.get("state") != "open" or str(side.get("sha", "")).lower() != sha.lower():
+                    continue
+                if str(side.get("label", "")).casefold() != head.casefold():
+                    continue
+                self._store.keep_pull(pull)
+                found.append(int(pull["number"]))
+            return found
+
+        by_commit = self._store.unit(
+            f"find the pull requests of {sha[:12]}",
+            lambda _: self._store.raw_list(self._store.repo.get_commit(sha).get_pulls()),
+        )
+        numbers = matching(by_commit)
+        if not numbers:
+            by_head = self._store.unit(
+                f"find the pull request of {head}",
+                lambda _: self._store.raw_list(self._store.repo.get_pulls(state="open", head=head)),
+            )
+            numbers = matching(by_head)
+        return list(dict.fromkeys(numbers))
+
+    def link_natively(self, number: int, found: FoundIssue) -> bool:
+        """Record "PR #number is blocked by this decision issue" natively; False where unavailable."""
+        blocker = self._issue_object(found)
+
+        def add(_: int) -> bool:
+            try:
+                self._store.issue(number).add_blocked_by(blocker)
+            except GithubException as exc:
+                if exc.status == 422 and already_exists(exc):
+                    return True
+                if exc.status in NATIVE_UNAVAILABLE:
+                    log.info("native issue dependencies are not available here (%s); carrying on", exc.status)
+                    return False
+                raise
+            return True
+
+        return self._store.unit(f"link #{number} to #{found.number} natively", add)
+
+    def _issue_object(self, found: FoundIssue) -> GhIssue:
+        if found.obj is None:
+            found.obj = GhIssue(self._store.requester, {}, dict(found.raw), completed=True)
+        return found.obj
+
+    def add_pr_labels(self, number: int, pull: dict[str, Any], labels: list[str]) -> None:
+        missing = [lab for lab in labels if not has_label(pull, lab)]
+        if not missing:
+            return
+        # The object form GitHub documents ({"labels": [...]}); PyGithub's add_to_labels sends a bare array.
+        url = f"{self._store.repo_url}/issues/{number}/labels"
+        self._store.unit(
+            f"label pull request #{number}",
+            lambda _: self._store.requester.requestJsonAndCheck("POST", url, input={"labels": missing}),
+        )
+        pull.setdefault("labels", []).extend({"name": name} for name in missing)
+
+    def _refs(self, text: str | None) -> list[int]:
+        """Issue numbers named in ``Blocked by`` / ``Depends on`` lines of this repository."""
+        numbers: list[int] = []
+        for match in _BODY_LINK.finditer(text or ""):
+            for ref in _REF.finditer(match.group("refs")):
+                repo = ref.group("repo") or ref.group("urlrepo")
+                if repo and repo.casefold() != self._store.repository.casefold():
+                    continue
+                numbers.append(int(ref.group("n") or ref.group("un")))
+        return list(dict.fromkeys(numbers))
+
+    def _lookup_label(self, label: str, *, decision_id: str | None = None) -> tuple[Decision, FoundIssue] | None:
+        """The decision whose own label is ``label`` (one GraphQL request, with who wrote what)."""
+        founds, prs = self._store.issues_by_label(label, pulls=True, first=10)
+        for found in founds:
+            raw = found.raw
+            self._issues.verify(found)
+            try:
+                payload = decision_payload(found.own_body if found.own_body is not None else raw.get("body"))
+            except ParseError:
+                continue
+            if not payload:
+                continue
+            did = str(payload.get("id", ""))
+            if decision_label(did).casefold() != label.casefold():
+                continue
+            if decision_id is not None and did != decision_id:
+                continue
+            found.prs = prs
+            hit = self._issues.as_decision(found)
+            if hit is not None:
+                return hit
+        return None
+
+    def _lookup_number(self, number: int) -> tuple[Decision, FoundIssue] | None:
+        return self._issues.as_decision(self._store.issue_by_number(number))
+
+    def recorded_links(
+        self, pull: dict[str, Any], *, exclude: str | None = None, exclude_number: int | None = None
+    ) -> list[Decision]:
+        """Decisions a PR links through its labels and body (no commit or native lookups)."""
+        out: dict[str, Decision] = {}
+        for number in self._refs(pull.get("body")):
+            if number == exclude_number or number == int(pull["number"]):
+                continue
+            hit = self._lookup_number(number)
+            if hit and hit[0].id != exclude:
+                out[hit[0].id] = hit[0]
+        known = {decision_label(d).casefold() for d in out} | (
+            {decision_label(exclude).casefold()} if exclude else set()
+        )
+        for label in label_names(pull):
+            if label.casefold().startswith(LABEL_PREFIX) and label.casefold() not in known:
+                hit = self._lookup_label(label)
+                if hit and hit[0].id != exclude:
+                    out[hit[0].id] = hit[0]
+                    known.add(label.casefold())
+        return list(out.values())
+
+    def linked_decisions(self, target: str) -> list[Decision]:
+        numbers = self.target_prs(target)
+        # Gating a branch asks for the decisions of that branch: always look it up in the branch index
+        # (this is what the nightly reconcile and a revived decision rely on, tracked PR or not).
+        by_branch = target.startswith("branch:")
+        linked: dict[str, Decision] = {}
+        for number in numbers:
+            for decision in self._linked_for_pull(number, branch_lookup=by_branch):
+                linked.setdefault(decision.id, decision)
+        return list(linked.values())
+
+    def rescan_branch(self, number: int) -> None:
+        """Make the next gate of pull request ``number`` look up the branch index even if it is tracked.
+
+        For a reopened pull request (the ``pull_request`` ``reopened`` event): a decision parked for
+        its branch while it was closed did not find it (parking lists open pull requests only). No request.
+        """
+        self._store.rescan(number)
+
+    def _linked_for_pull(self, number: int, *, branch_lookup: bool = False) -> list[Decision]:
+        pull = self._store.pull(number, fresh=True)
+        if pull is None:
+            raise InvalidInput(f"#{number} is not a pull request in {self._store.repository}")
+        native_raw, native_ok = self._native_blockers(number)
+        ids = [str(r["node_id"]) for r in native_raw if r.get("node_id") and not r.get("pull_request")]
+        commits, natives = self._commits_and_issues(number, ids)
+        if natives is None:  # one of them is gone since the listing: read each one that is still there
+            commits, _ = self._commits_and_issues(number, [])
+            natives = [f for r in native_raw if (f := self._store.issue_by_number(int(r["number"]))) is not None]
+
+        found: dict[str, tuple[Decision, FoundIssue]] = {}
+        for native in natives:
+            hit = self._issues.as_decision(native)
+            if hit:
+                found[hit[0].id] = hit
+        # The branch index only on a PR's first gate (then the PR is marked tracked; see the module docstring).
+        own_branch = self.head_branch(pull) is not None
+        tracked = has_label(pull, TRACKED_LABEL)
+        if own_branch and (not tracked or branch_lookup or self._store.wants_rescan(number)):
+            for hit in self.branch_dependents_of(pull):
+                found.setdefault(hit[0].id, hit)
+        mark = own_branch and not tracked
+        numbers_known = {f.number for _, f in found.values()}
+        for ref in self._refs(pull.get("body")):
+            if ref in numbers_known or ref == number:
+                continue
+            hit = self._lookup_number(ref)
+            if hit:
+                found.setdefault(hit[0].id, hit)
+                numbers_known.add(hit[1].number)
+        trailer_ids: list[str] = []
+        for message in commits:
+            for match in _TRAILER.finditer(message):
+                value = match.group("value")
+                if value.startswith("#") and value[1:].isdigit():
+                    ref = int(value[1:])
+                    if ref not in numbers_known and ref != number:
+                        hit = self._lookup_number(ref)
+                        if hit:
+                            found.setdefault(hit[0].id, hit)
+                            numbers_known.add(hit[1].number)
+                    continue
+                try:
+                    trailer_ids.append(check_decision_id(value))
+                except ValueError:
+                    log.info("ignoring Blocked-by trailer %r in #%s: not a decision id", value, number)
+        labels_known = {decision_label(did).casefold() for did in found}
+        for did in dict.fromkeys(trailer_ids):
+            if did in found:
+                continue
+            hit = self._lookup_label(decision_label(did), decision_id=did)
+            if hit:
+                found[did] = hit
+                labels_known.add(decision_label(did).casefold())
+        for label in label_names(pull):
+            if label.casefold().startswith(LABEL_PREFIX) and label.casefold() not in labels_known:
+                hit = self._lookup_label(label)
+                if hit:
+                    found.setdefault(hit[0].id, hit)
+                    labels_known.add(label.casefold())
+
+        self._record_edges(number, pull, found, native_raw if native_ok else None, mark_tracked=mark)
+        self._store.rescanned(number)
+        return [decision for decision, _ in found.values()]
+
+    def head_branch(self, pull: dict[str, Any]) -> str | None:
+        """The PR's head branch when it is a branch of this repository (None for forks and deleted forks)."""
+        head = pull.get("head") or {}
+        ref = head.get("ref")
+        head_repo = (head.get("repo") or {}).get("full_name")
+        if not ref or not head_repo or head_repo.casefold() != self._store.repository.casefold():
+            return None
+        return str(ref)
+
+    def branch_dependents_of(self, pull: dict[str, Any]) -> list[tuple[Decision, FoundIssue]]:
+        """Unresolved decisions that name the PR's head branch (``branch:<head ref>``) as a dependent.
+
+        One request, through the branch index label (:func:`branch_label`), however many decisions
+        the repository holds. This is how a decision filed for a branch before its pull request was
+        opened reaches that pull request; the gate then records the edge like any other. Pull
+        requests from forks are skipped: ``branch:<name>`` names a branch of this repository.
+        """
+        ref = self.head_branch(pull)
+        if ref is None:
+            return []
+        label = branch_label(ref)
+        # Open and closed: an abandoned decision keeps blocking (it keeps the label); resolved ones drop it.
+        founds, _ = self._store.issues_by_label(label)
+        target = f"branch:{ref}"
+        hits: list[tuple[Decision, FoundIssue]] = []
+        for found in founds:
+            hit = self._issues.as_decision(found)
+            if hit is not None and target in hit[0].dependents:  # the hash could collide: check the name
+                hits.append(hit)
+        return hits
+
+    def _commits_and_issues(self, number: int, node_ids: list[str]) -> tuple[list[str], list[FoundIssue] | None]:
+        """The commit messages of pull request ``number`` and the issues ``node_ids`` name, read with who
+        wrote and edited each: one GraphQL request (plus one per 100 commits beyond the first 100).
+
+        The issues are None when GitHub finds one of them no more (it then answers nothing at all).
+        """
+        messages: list[str] = []
+        issues: list[FoundIssue] = []
+        after: str | None = None
+        ids = node_ids
+        while True:
+            variables = {"number": number, "after": after, "ids": ids}
+            answer = self._store.graphql(f"list the commits of #{number}", queries.PULL_GATE, variables)
+            if answer is None:
+                if ids:
+                    return messages, None
+                raise InvalidInput(f"#{number} is not a pull request in {self._store.repository}")
+            data = answer
+            issues += [
+                self._store.found_from(n) for n in data.get("nodes") or [] if n and n.get("__typename") == "Issue"
+            ]
+            pull = (data.get("repository") or {}).get("pullRequest") or {}
+            page = pull.get("commits") or {}
+            messages += [((n.get("commit") or {}).get("message") or "") for n in page.get("nodes") or [] if n]
+            info = page.get("pageInfo") or {}
+            if not info.get("hasNextPage"):
+                return messages, issues
+            after, ids = info.get("endCursor"), []
+
+    def _native_blockers(self, number: int) -> tuple[list[dict[str, Any]], bool]:
+        def get(_: int) -> tuple[list[dict[str, Any]], bool]:
+            try:
+                return self._store.raw_list(self._store.issue(number).get_blocked_by()), True
+            except GithubException as exc:
+                if exc.status in NATIVE_UNAVAILABLE:
+                    return [], False
+                raise
+
+        return self._store.unit(f"list the native dependencies of #{number}", get)
+
+    def _record_edges(
+        self,
+        number: int,
+        pull: dict[str, Any],
+        found: dict[str, tuple[Decision, FoundIssue]],
+        native: list[dict[str, Any]] | None,
+        *,
+        mark_tracked: bool = False,
+    ) -> None:
+        """Remember every edge seen, on both sides, so deleting one trace does not unblock the PR.
+
+        ``mark_tracked`` adds ``parkbot:tracked`` to the PR in the same label write as the edges, and
+        only after everything else succeeded: a gate that fails part-way leaves the PR untracked, so
+        the next gate looks up the branch index again.
+        """
+        target = f"#{number}"
+        native_ids = {int(raw["id"]) for raw in native or []}
+        missing_labels: list[str] = []
+        for decision, where in found.values():
+            if decision.state == "resolved":
+                continue
+            if not has_label(pull, decision_label(decision.id)):
+                # Abandoned decisions too: they keep blocking, and a tracked PR finds them by this label.
+                missing_labels.append(decision_label(decision.id))
+            if decision.state != "open":
+                continue
+            if native is not None and int(where.raw["id"]) not in native_ids:
+                self.link_natively(number, where)
+            if target not in decision.dependents:
+                updated = decision.model_copy(update={"dependents": [*decision.dependents, target]})
+                self._issues.update(updated)
+        if mark_tracked:
+            missing_labels.append(TRACKED_LABEL)
+        if missing_labels:
+            self.add_pr_labels(number, pull, missing_labels)

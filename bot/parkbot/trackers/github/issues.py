@@ -1,0 +1,601 @@
+"""Decision issues: claiming a decision's label, then finding, polling, filing, updating and closing its issue.
+
+* A decision is an issue labeled ``decision:<id>`` (:func:`parkbot.trackers.github.labels.decision_label`),
+  ``parkbot:decision`` and, while it blocks, ``parkbot:blocking``. Its body ends with a hidden block
+  holding the whole decision (``parkbot.trackers.github.render``), which is what :meth:`DecisionIssues.find`
+  reads back; the visible text is for people. Closed + ``parkbot:resolved`` means resolved (the block
+  then holds the answer); closed otherwise means abandoned.
+* A decision is read only as parkbot's own login wrote it (:meth:`DecisionIssues.verify`); what anyone
+  else changed is in its ``problems`` and in one notice on the issue.
+* Lookup is by label, ``state=all`` (listing by label is strongly consistent; search is not). The
+  label is created first (:meth:`DecisionIssues.claim`): GitHub's 422 ``already_exists`` makes it a
+  lock between two filers, and a label we just created cannot be on any issue yet, so filing a new
+  decision needs no lookup at all.
+* ``parkbot wait`` polls with :meth:`DecisionIssues.poll`: a conditional request (``If-None-Match``
+  with the previous ETag), answered ``304`` without using rate limit while the decision is unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from github import GithubException
+
+from parkbot.core.errors import BackendFailure, ConcurrentChange, Refused
+from parkbot.core.identity import check_decision_id
+from parkbot.core.models import Answer, Decision, LogEntry
+from parkbot.core.tracker import Location, PollToken
+from parkbot.markdown import escape_markdown, one_line
+from parkbot.trackers.github.access import assignable_login
+from parkbot.trackers.github.client import PER_PAGE
+from parkbot.trackers.github.labels import (
+    ABANDONED_LABEL,
+    BLOCKING_LABEL,
+    DECISION_LABEL,
+    INDEX_PREFIXES,
+    LABEL_COLOR,
+    ORIGIN_PREFIX,
+    RESOLVED_LABEL,
+    RUN_PREFIX,
+    STATE_LABELS,
+    branch_labels,
+    decision_label,
+    index_label,
+    precedent_labels,
+)
+from parkbot.trackers.github.render import (
+    ParseError,
+    decision_payload,
+    marker,
+    overflow_ref,
+    parse_decision,
+    read_marker,
+    render_decision,
+    render_notice,
+)
+from parkbot.trackers.github.store import (
+    FoundIssue,
+    already_exists,
+    has_label,
+    header_value,
+    label_names,
+    login_of,
+    raw_json,
+)
+from parkbot.trackers.github.store import log as logger
+from parkbot.trackers.github.trust import author_of, change, own_version, written_by
+
+if TYPE_CHECKING:
+    from parkbot.trackers.github.comments import Comments
+    from parkbot.trackers.github.question_log import LogIssue
+    from parkbot.trackers.github.store import IssueStore
+
+
+class DecisionIssues:
+    """Decisions stored as issues (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: IssueStore,
+        comments: Comments,
+        log_issue: LogIssue,
+        *,
+        race_wait: float,
+        sleep: Callable[[float], None],
+    ) -> None:
+        self._store = store
+        self._comments = comments
+        self._log = log_issue
+        #: How long a filer whose label already existed waits for the other filer's issue to show up.
+        self.race_wait = race_wait
+        self._sleep = sleep
+
+    # -- identity -----------------------------------------------------------------------------
+
+    def default_owner(self) -> str:
+        """The repository owner (from ``GITHUB_REPOSITORY``)."""
+        return self._store.client.settings.owner
+
+    def claim(self, decision_id: str) -> bool:
+        label = decision_label(decision_id)
+        repo = self._store.repo
+
+        def create(_: int) -> bool:
+            try:
+                repo.create_label(label, LABEL_COLOR, one_line(f"parkbot decision {decision_id}", 100))
+            except GithubException as exc:
+                if exc.status == 422 and already_exists(exc):
+                    return False
+                raise
+            return True
+
+        claimed = self._store.unit(f"create the label {label}", create)
+        self._store.note_claim(decision_id, claimed)
+        return claimed
+
+    # -- reading decisions ----------------------------------------------------------------------
+
+    def _decision_from(self, found: FoundIssue) -> Decision:
+        """The decision an issue holds, with only the authority parkbot's own writing gives it.
+
+        The hidden block is read from the body as parkbot last wrote it (:meth:`verify`); when no
+        version of parkbot's is left, the block is read without its authority (:func:`_without_authority`).
+        What someone else changed is in ``problems`` and in one notice on the issue.
+        """
+        self.verify(found)
+        raw = found.raw
+        body = found.own_body if found.own_body is not None else str(raw.get("body") or "")
+        overflow: list[str] = []
+        if overflow_ref(body) is not None:
+            comments = self._store.comments_of(found.number)
+            overflow = [c.get("body") or "" for c in comments if self._comments.by_parkbot(c)]
+        decision = parse_decision(body, overflow)
+        if found.own_body is None:
+            decision = _without_authority(decision, self.default_owner())
+        closed = raw.get("state") == "closed"
+        if not closed:
+            decision = decision.model_copy(update={"state": "open", "answer": None})
+        elif has_label(raw, RESOLVED_LABEL) and decision.answer is not None:
+            decision = decision.model_copy(update={"state": "resolved"})
+        else:
+            decision = decision.model_copy(update={"state": "abandoned"})
+        problems = [*found.problems, *self._record_problems(found, decision.id)]
+        if not problems:
+            return decision
+        if self._store.comments_read(found.number):  # read with its comments: the problems are all known
+            self._notify(found, problems)
+        return decision.with_problems(problems)
+
+    def verify(self, found: FoundIssue) -> FoundIssue:
+        """Find the body as parkbot last wrote it, and say what someone else changed (once per read)."""
+        if found.verified:
+            return found
+        found.verified = True
+        raw = found.raw
+        own = self._store.own_login
+        if written_by(raw, own):
+            found.own_body = str(raw.get("body") or "")
+            return found
+        where = f"the body of #{found.number}, parkbot's record of this decision,"
+        node_id = raw.get("node_id")
+        found.own_body = own_version(self._store.history(node_id), own) if node_id else None
+        if found.own_body is not None:
+            found.problems = (f"{where} was changed by {change(raw)}, not by parkbot ({own})",)
+        else:
+            found.problems = (
+                f"{where} was written by {change(raw)}, not by parkbot ({own}), and no version by parkbot is left: "
+                "it carries no authority (read as open and blocking, with no answer, escalation or requester)",
+            )
+        return found
+
+    def _record_problems(self, found: FoundIssue, decision_id: str) -> list[str]:
+        """Answer records on the issue that are not parkbot's own writing (when its comments were read).
+
+        A marker posted by anyone else, another bot included, carries no authority; an answer record
+        of parkbot's that someone else changed is read as parkbot wrote it (and put back by the next write).
+        """
+        problems: list[str] = []
+        own = self._store.own_login
+        for comment in self._store.cached_comments(found.number):
+            where = f"comment {comment['id']} on #{found.number}"
+            if not self._comments.by_parkbot(comment):
+                if _is_answer_record(comment.get("body"), decision_id):
+                    who = author_of(comment) or "a deleted account"
+                    problems.append(f"an answer record in {where} was posted by {who}, not by parkbot ({own})")
+            elif not written_by(comment, own) and _is_answer_record(self._comments.own_text(comment), decision_id):
+                problems.append(f"parkbot's answer record, {where}, was changed by {change(comment)}")
+        return problems
+
+    def _notify(self, found: FoundIssue, problems: list[str]) -> None:
+        """One visible notice per set of problems on the issue (keyed, never posted twice); best effort.
+
+        Only reads that fetched the issue's comments notify (every read of one decision does; scans
+        do not), so the same findings always make the same key. Reading must not fail because a
+        notice cannot be written (a read-only token, say): the problems are in the decision anyway. Only
+        parkbot's own identity posts it: a notice under a person's login would not be parkbot's record.
+        """
+        if not self._store.writes_as_itself():
+            return  # a person's token (parkbot resolve on a workstation) never writes in parkbot's name
+        key = "changed-" + hashlib.sha256("\n".join(sorted(problems)).encode("utf-8")).hexdigest()[:16]
+        if not self._store.first_notice(found.number, key):
+            return
+        comments = self._store.cached_comments(found.number)
+        if any(_has_marker(c, "notice", key) and self._comments.by_parkbot(c) for c in comments):
+            return
+        text = render_notice(key, problems, self._store.own_login)
+        try:
+            self._comments.upsert(found.number, "notice", key, text, refresh=False)
+        except BackendFailure as exc:
+            logger.warning("could not post the notice on #%s: %s", found.number, exc.message)
+
+    def pick(self, decision_id: str, items: Iterable[FoundIssue]) -> FoundIssue | None:
+        """The issue holding ``decision_id`` among issues carrying its label (pull requests skipped).
+
+        The id is read from the body as parkbot wrote it, so nobody can move a decision by editing
+        its block.
+        """
+        matches: list[FoundIssue] = []
+        for found in items:
+            raw = found.raw
+            if raw.get("pull_request"):
+                continue
+            self.verify(found)
+            body = found.own_body if found.own_body is not None else raw.get("body")
+            try:
+                payload = decision_payload(body)
+            except ParseError as exc:
+                if has_label(raw, DECISION_LABEL):
+                    raise Refused(
+                        f"issue #{raw['number']} is labeled for decision {decision_id} but its hidden block is "
+                        f"damaged ({exc}); restore the block or remove the label",
+                        reason="collision",
+                    ) from None
+                continue
+            if payload is None:
+                continue
+            if str(payload.get("id", "")).casefold() != decision_id:
+                raise Refused(
+                    f"identity collision: the label {decision_label(decision_id)} belongs to decision "
+                    f"{payload.get('id')!r} (issue #{raw['number']}), not {decision_id}",
+                    reason="collision",
+                )
+            matches.append(found)
+        if not matches:
+            return None
+        # Two issues for one id can only come from a filing race; the oldest one is canonical.
+        matches.sort(key=lambda f: f.number)
+        if len(matches) > 1:
+            logger.warning("decision %s has %d issues; using #%s", decision_id, len(matches), matches[0].number)
+        return matches[0]
+
+    def _listed(self, label: str) -> list[FoundIssue]:
+        """Issues and pull requests carrying ``label`` through REST: whether an issue exists, for filing races."""
+        return [FoundIssue(raw) for raw in self._store.rest_by_label(label)]
+
+    def find(self, decision_id: str) -> Decision | None:
+        did = check_decision_id(decision_id)
+        primed = self._store.take_primed(did)
+        if primed is not None:
+            found: FoundIssue | None = primed
+        else:
+            founds, prs = self._store.issues_by_label(decision_label(did), pulls=True, first=10)
+            found = self.pick(did, founds)
+            if found is not None:
+                found.prs = prs
+        if found is None:
+            self._store.forget(did)
+            return None
+        return self._adopt(did, found)
+
+    def _adopt(self, did: str, found: FoundIssue) -> Decision:
+        """The decision in a fresh read of its issue, which becomes the remembered copy and the context."""
+        self._store.remember(did, found)
+        try:
+            decision = self._decision_from(found)
+        except ParseError as exc:
+            raise Refused(f"issue #{found.number} for {did} is damaged: {exc}", reason="collision") from None
+        return decision
+
+    def poll(self, decision_id: str, previous: PollToken | None = None) -> tuple[Decision | None, PollToken]:
+        """The decision now, by a conditional request: free of rate limit while nothing changed.
+
+        Lists the issues carrying both the decision's label and ``parkbot:decision`` (the decision
+        issue, not the pull requests that carry its label too: one small page), sending
+        ``If-None-Match`` with the ETag of ``previous``. GitHub answers ``304 Not Modified`` without
+        counting it against the rate limit when the issue did not change (no edit, label, state or
+        comment since), and the decision in ``previous`` is returned as is. When something changed,
+        the decision is read again the way :meth:`find` reads it (GraphQL, with who wrote what), so
+        a changed poll costs two requests.
+        """
+        did = check_decision_id(decision_id)
+        if previous is not None and (previous.decision_id != did or previous.decision is None):
+            previous = None
+        url = f"{self._store.repo_url}/issues"
+        params = {
+            "labels": f"{decision_label(did)},{DECISION_LABEL}",
+            "state": "all",
+            "direction": "asc",
+            "per_page": PER_PAGE,
+        }
+        requester = self._store.requester
+
+        def get(_: int) -> tuple[int, dict[str, Any], Any]:
+            headers = {"If-None-Match": previous.validator} if previous is not None and previous.validator else {}
+            status, response_headers, output = requester.requestJson("GET", url, parameters=params, headers=headers)
+            data = json.loads(output) if output else None
+            if status >= 400:
+                raise requester.createException(status, response_headers, data)
+            return status, response_headers, data
+
+        status, headers, data = self._store.unit(f"poll decision {did}", get)
+        if status == 304 and previous is not None:
+            return previous.decision, previous
+        decision = self.find(did)
+        if decision is None or not isinstance(data, list):
+            return decision, PollToken(did)
+        return decision, PollToken(did, validator=header_value(headers, "etag"), decision=decision)
+
+    def decision_at(self, number: int) -> Decision | None:
+        """The decision stored in issue ``number``, or None if it is not a decision issue (1 request).
+
+        The same request reads the issue's comments (the command comment among them, see
+        :meth:`Comments.comment_record`); the next :meth:`find` of that decision uses this read
+        instead of listing again.
+        """
+        found = self._store.issue_by_number(number)
+        if found is None or not has_label(found.raw, DECISION_LABEL):
+            return None
+        self.verify(found)
+        try:
+            payload = decision_payload(found.own_body if found.own_body is not None else found.raw.get("body"))
+        except ParseError:
+            return None
+        if payload is None:
+            return None
+        try:
+            did = check_decision_id(str(payload.get("id", "")))
+        except ValueError:
+            return None
+        self._store.prime(did, found)
+        try:
+            decision = self._decision_from(found)
+        except ParseError:
+            return None
+        return decision
+
+    def found(self, decision: Decision) -> FoundIssue:
+        """The issue of ``decision`` as last read (read now if need be)."""
+        found = self._store.known(decision.id)
+        if found is None:
+            if self.find(decision.id) is None:
+                raise BackendFailure(f"decision {decision.id} has no issue on GitHub (was it deleted?)")
+            found = self._store.known(decision.id)
+            assert found is not None
+        return found
+
+    def location(self, decision: Decision) -> Location:
+        found = self.found(decision)
+        return Location(backend="github", number=found.number, url=found.raw.get("html_url"))
+
+    def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
+        """Every decision (of ``state``), oldest first: a scan, one GraphQL request per 100 issues."""
+        states: tuple[str, ...] = {"open": ("OPEN",), "resolved": ("CLOSED",), "abandoned": ("CLOSED",)}.get(
+            state or "", ("OPEN", "CLOSED")
+        )
+        founds, _ = self._store.issues_by_label(DECISION_LABEL, states=states, comments=False, every_page=True)
+        for found, decision in self.readable(sorted(founds, key=lambda f: f.number)):
+            if state is None or decision.state == state:
+                self._store.remember(decision.id, found)
+                yield decision
+
+    def readable(self, items: Iterable[FoundIssue]) -> Iterator[tuple[FoundIssue, Decision]]:
+        """The issues among ``items`` with the decision each stores; damaged ones are skipped."""
+        for found in items:
+            if found.raw.get("pull_request"):
+                continue
+            try:
+                decision = self._decision_from(found)
+            except ParseError:
+                continue
+            yield found, decision
+
+    def as_decision(self, found: FoundIssue | None) -> tuple[Decision, FoundIssue] | None:
+        """The decision a decision issue holds (remembered as its current copy); None for anything else."""
+        if found is None or found.raw.get("pull_request") or not has_label(found.raw, DECISION_LABEL):
+            return None
+        try:
+            decision = self._decision_from(found)
+        except ParseError:
+            return None
+        self._store.remember(decision.id, found)
+        return decision, found
+
+    def decision_url(self, decision: Decision) -> str | None:
+        """The web address of the decision's issue, when this run has read it (no request)."""
+        found = self._store.known(decision.id)
+        return found.raw.get("html_url") if found else None
+
+    def last_seen(self, decision_id: str) -> Decision | None:
+        """The decision as this run last read or wrote its issue (no request), or None if it has not."""
+        found = self._store.known(decision_id)
+        if found is None:
+            return None
+        try:
+            return self._decision_from(found)  # read as parkbot wrote it (verified when it was read)
+        except ParseError:
+            return None
+
+    # -- writing decisions --------------------------------------------------------------------
+
+    def labels_for(self, decision: Decision, current: Iterable[str] = ()) -> list[str]:
+        """The labels the decision's issue carries: ``current`` ones of others kept, the state and index ones set."""
+        state = {s.casefold() for s in STATE_LABELS}
+        keep = [n for n in current if n.casefold() not in state and not n.casefold().startswith(INDEX_PREFIXES)]
+        wanted = [decision_label(decision.id), DECISION_LABEL, index_label(ORIGIN_PREFIX, decision.origin)]
+        if decision.run:
+            wanted.append(index_label(RUN_PREFIX, decision.run))
+        wanted += branch_labels(decision)
+        if decision.state == "open" and decision.blocking:
+            wanted.append(BLOCKING_LABEL)
+        if decision.state == "resolved":
+            wanted.append(RESOLVED_LABEL)
+            answer = decision.answer
+            if decision.kind == "decision" and answer is not None and answer.kind in ("option", "free_text"):
+                wanted += precedent_labels(decision)
+        if decision.state == "abandoned":
+            wanted.append(ABANDONED_LABEL)
+        out = list(keep)
+        for name in wanted:
+            if name.casefold() not in {n.casefold() for n in out}:
+                out.append(name)
+        return out
+
+    def create(self, decision: Decision, log: LogEntry) -> Location:
+        store = self._store
+        label = decision_label(decision.id)
+        claimed = store.take_claim(decision.id)
+        if not claimed:
+            # The label existed but no issue carried it: another filer may be between its label and
+            # its issue. Give it a moment, then look again right before creating.
+            self._sleep(self.race_wait)
+            if self.pick(decision.id, self._listed(label)) is not None:
+                raise ConcurrentChange(f"decision {decision.id} was just filed by someone else; re-reading it")
+        rendered = render_decision(decision)
+        assignee = assignable_login(decision.owner)
+        labels = self.labels_for(decision)
+        attempts: list[int] = []
+
+        def post(attempt: int) -> dict[str, Any]:
+            attempts.append(attempt)
+            if attempt > 1:  # the failed attempt may have created it after all
+                again = self.pick(decision.id, self._listed(label))
+                if again is not None:
+                    return again.raw
+            kwargs: dict[str, Any] = {"title": rendered.title, "body": rendered.body, "labels": labels}
+            if assignee:
+                kwargs["assignees"] = [assignee]
+            try:
+                return raw_json(store.repo.create_issue(**kwargs))
+            except GithubException as exc:
+                if exc.status == 422 and assignee and "assignee" in str(exc.data).lower():
+                    kwargs.pop("assignees")  # GitHub refuses assignees without access: file it unassigned
+                    logger.warning("cannot assign %s on %s; filing the decision unassigned", assignee, store.repository)
+                    return raw_json(store.repo.create_issue(**kwargs))
+                raise
+
+        raw = store.unit(f"create the issue for {decision.id}", post)
+        found = FoundIssue(raw, prs=())
+        if not claimed or len(attempts) > 1:
+            # A filing race (or a retried create) could have made two issues: the oldest wins.
+            winner = self.pick(decision.id, self._listed(label))
+            if winner is not None and winner.number != found.number:
+                self.close_duplicate(found.number, winner)
+                raise ConcurrentChange(f"decision {decision.id} was filed twice at once; keeping #{winner.number}")
+        store.remember(decision.id, found)
+        store.set_comments(found.number, [])
+        if rendered.overflow:
+            self._comments.sync_overflow(found.number, rendered.overflow)
+        self._log.append(log)
+        return Location(backend="github", number=found.number, url=raw.get("html_url"))
+
+    def close_duplicate(self, number: int, winner: FoundIssue) -> None:
+        """Close issue ``number`` as a duplicate of ``winner``, with a comment saying so (a filing race's loser)."""
+        store = self._store
+
+        def close(_: int) -> None:
+            issue = store.issue(number)
+            issue.create_comment(f"{marker('duplicate', str(winner.number))}\nDuplicate of #{winner.number}.")
+            issue.edit(state="closed", state_reason="duplicate", labels=[])
+
+        store.unit(f"close duplicate issue #{number}", close)
+
+    def update(self, decision: Decision, log: LogEntry | None = None) -> Location:
+        found = self.found(decision)
+        raw = found.raw
+        rendered = render_decision(decision)
+        changes: dict[str, Any] = {}
+        if raw.get("title") != rendered.title:
+            changes["title"] = rendered.title
+        if (raw.get("body") or "") != rendered.body:
+            changes["body"] = rendered.body
+        assignee = assignable_login(decision.owner)
+        current_assignees = sorted(login_of(a) or "" for a in raw.get("assignees") or [])
+        wanted_assignees = [assignee] if assignee else []
+        if [a.casefold() for a in current_assignees] != [a.casefold() for a in wanted_assignees]:
+            changes["assignees"] = wanted_assignees
+        current_labels = label_names(raw)
+        labels = self.labels_for(decision, current_labels)
+        if {n.casefold() for n in labels} != {n.casefold() for n in current_labels}:
+            changes["labels"] = labels
+        if raw.get("state") != "open" and decision.state == "open":
+            changes["state"] = "open"
+        if changes:
+            number = found.number
+            new_raw = self._store.unit(f"update issue #{number}", lambda _: self._store.edit(number, changes))
+            found = FoundIssue(new_raw, prs=found.prs, own_body=rendered.body, verified=True)  # as this run wrote it
+            self._store.remember(decision.id, found)
+        if rendered.overflow:
+            self._comments.sync_overflow(found.number, rendered.overflow)
+        if log is not None:
+            self._log.append(log)
+        return Location(backend="github", number=found.number, url=found.raw.get("html_url"))
+
+    def post_command(self, decision: Decision, text: str) -> str:
+        """Post a comment command on the decision issue as the token's owner (1 request); its URL."""
+        found = self.found(decision)
+        raw = self._comments.post(found.number, text)
+        return str(raw.get("html_url") or self._comments.comment_url(found.number, raw["id"]))
+
+    # -- resolution ---------------------------------------------------------------------------
+
+    def close(self, decision: Decision, answer: Answer, log: LogEntry) -> None:
+        """Step (d): the decision resolved, its log line first (so a re-run can only repeat it)."""
+        found = self.found(decision)
+        self._comments.restore_answer_record(found.number, decision.id)  # as parkbot wrote it
+        resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
+        self._log.append(log)
+        self._finish(found, resolved, "completed")
+
+    def mark_abandoned(self, decision: Decision, reason: str, log: LogEntry) -> None:
+        found = self.found(decision)
+        self._comments.upsert(
+            found.number,
+            "abandoned",
+            decision.id,
+            f"{marker('abandoned', decision.id)}\nClosed without an answer: {escape_markdown(reason)}\n"
+            "Dependents stay blocked; re-file the question to ask again.\n",
+        )
+        abandoned = decision.model_copy(update={"state": "abandoned"})
+        self._log.append(log)
+        self._finish(found, abandoned, "not_planned")
+
+    def _finish(self, found: FoundIssue, decision: Decision, reason: str) -> None:
+        raw = found.raw
+        rendered = render_decision(decision)
+        labels = self.labels_for(decision, label_names(raw))
+        done = (
+            raw.get("state") == "closed"
+            and (raw.get("body") or "") == rendered.body
+            and {n.casefold() for n in labels} == {n.casefold() for n in label_names(raw)}
+        )
+        if done:
+            return
+        changes: dict[str, Any] = {"body": rendered.body, "labels": labels}
+        if raw.get("state") != "closed":
+            changes.update(state="closed", state_reason=reason)
+        number = found.number
+        new_raw = self._store.unit(f"close issue #{number}", lambda _: self._store.edit(number, changes))
+        self._store.remember(decision.id, FoundIssue(new_raw, prs=found.prs, own_body=rendered.body, verified=True))
+
+
+def _is_answer_record(body: str | None, decision_id: str) -> bool:
+    found = read_marker(body)
+    return found is not None and found.kind == "answer" and found.key == decision_id
+
+
+def _has_marker(comment: dict[str, Any], kind: str, key: str) -> bool:
+    found = read_marker(comment.get("body"))
+    return found is not None and found.kind == kind and found.key == key
+
+
+def _without_authority(decision: Decision, fallback_owner: str) -> Decision:
+    """A decision read from a block nobody can vouch for: its content, none of its authority.
+
+    Open and blocking, with no answer, escalation, override, requester or precedent; the owner it
+    names is replaced by the backend's default (the core takes owners from the configuration anyway).
+    """
+    return decision.model_copy(
+        update={
+            "state": "open",
+            "answer": None,
+            "blocking": True,
+            "escalations": [],
+            "overrides": [],
+            "requester": None,
+            "precedent": None,
+            "owner": fallback_owner,
+        }
+    )

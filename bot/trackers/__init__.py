@@ -1,1 +1,0 @@
-"""Tracker backends: the embedded git backlog (:mod:`bot.trackers.git`) and GitHub."""
