@@ -107,6 +107,54 @@ class GitHubOptions(_Section):
         return _wait_seconds(value)
 
 
+def _duration_seconds(value: Any) -> Any:
+    """A duration such as ``30m`` or ``72h`` (or a number of seconds), as seconds."""
+    return _wait_seconds(value)
+
+
+class Planner(_Section):
+    """The planner: an agent that may answer a question from cited sources before a person is asked
+    (see docs/planner.md). Read from the default branch only, like everything that grants authority."""
+
+    by: str = Field(
+        min_length=1,
+        max_length=200,
+        description="The planner's identity: a GitHub login (an App's name[bot] or a user) or, on the git "
+        "backlog, an e-mail (its answers signed when answers.require_signed is on).",
+    )
+    sources: list[str] = Field(
+        default_factory=list,
+        description="Path globs of the files the planner may cite (e.g. docs/**, PLAN.md); decisions answered "
+        "by people are always citable.",
+    )
+    window: float = Field(
+        default=1800.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="How long a new question waits for the planner before its owner is assigned and notified "
+        "(30m, 2h or seconds; 0 routes nothing to the planner).",
+    )
+    review: float = Field(
+        default=72 * 3600.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="After this long an unreviewed planner answer is flagged on the dashboard (72h, 3d or seconds).",
+    )
+    opens_gate: bool = Field(
+        default=True,
+        description="A planner answer opens the dependents at once (true), or waits for the owner's /accept (false).",
+    )
+    never: list[str] = Field(
+        default_factory=list,
+        description="Origin globs whose questions always go straight to a person.",
+    )
+
+    @field_validator("window", "review", mode="before")
+    @classmethod
+    def _durations(cls, value: Any) -> Any:
+        return _duration_seconds(value)
+
+
 class Config(_Section):
     """The whole file. Every key is optional; unknown keys are errors."""
 
@@ -131,6 +179,9 @@ class Config(_Section):
         "only records written by this login are trusted.",
     )
     github: GitHubOptions = Field(default_factory=GitHubOptions)
+    planner: Planner | None = Field(
+        default=None, description="An agent that answers from cited sources before a person is asked."
+    )
 
     @field_validator("hierarchy")
     @classmethod

@@ -60,6 +60,7 @@ from parkbot.trackers.git.process import NotARepository, RepositoryPaths, find_r
 from parkbot.trackers.git.proofs import Prover
 from parkbot.trackers.git.refs import check_backlog_ref
 from parkbot.trackers.git.repository import BacklogRepository, Change
+from parkbot.trackers.git import sources
 from parkbot.trackers.git.signatures import Verifier, fingerprint, record_trailer
 from parkbot.trackers.git.sync import Syncer
 from parkbot.trackers.git.view import BacklogEdit, BacklogView
@@ -608,3 +609,26 @@ class GitTracker:
 
     def tracking_ref(self, remote: str) -> str:
         return self.syncer.tracking_ref(remote)
+
+    # -- what a planner may cite (parkbot.core.planner.SourceFiles, MergedDependents) ---------------------
+
+    def default_branch_commit(self) -> str | None:
+        """The default branch's current commit (origin's HEAD, else main, else master)."""
+        base = self.base()
+        return self.backlog.ref_sha(base) if base else None
+
+    def file_at(self, commit: str, path: str) -> str | None:
+        return sources.file_at(self.backlog, commit, path)
+
+    def merged_dependents(self, decision: Decision) -> frozenset[str]:
+        """Dependent branches already contained in the default branch."""
+        base = self.base()
+        if base is None:
+            return frozenset()
+        merged = set()
+        for target in decision.dependents:
+            if target.startswith("branch:"):
+                ref = self._full_ref(target.removeprefix("branch:"))
+                if ref is not None and sources.is_merged(self.backlog, ref, base):
+                    merged.add(target)
+        return frozenset(merged)
