@@ -66,14 +66,17 @@ def test_the_planner_cites_lines_and_the_dependent_opens_with_the_lines_and_sha_
 
     cited = backlog.cite(filed.id, "full_original", ["docs/refunds.md#L3-L5"], by=PLANNER)
 
-    assert cited.action == "resolved" and cited.answered_by == "planner"
+    assert cited.action == "resolved"
+    assert cited.answered_by == "planner"
     (source,) = cited.answer.sources
     assert source.commit == head(backlog)
     assert source.quote == "line 3 of the refund policy\nline 4 of the refund policy\nline 5 of the refund policy"
     assert backlog.gate(ref="agent/billing-42").state == "open"
     shown = backlog.show(filed.id)
-    assert shown.answer is not None and shown.answer.kind == "planner"
-    assert shown.planner is not None and shown.planner.review == "pending"
+    assert shown.answer is not None
+    assert shown.answer.kind == "planner"
+    assert shown.planner is not None
+    assert shown.planner.review == "pending"
     assert [d.id for d in backlog.list(state="all", awaiting="review").decisions] == [filed.id]
     assert backlog.list(awaiting="planner").decisions == []
     # a retry of the same citation changes nothing; another answer is refused
@@ -98,7 +101,8 @@ def test_every_bad_source_is_refused_naming_it_and_nothing_changes(
     filed = backlog.park(question())
     with pytest.raises(Refused) as refused:
         backlog.cite(filed.id, "full_original", sources, by=PLANNER)
-    assert refused.value.reason == reason and named in refused.value.message
+    assert refused.value.reason == reason
+    assert named in refused.value.message
     assert refused.value.exit_code == 3
     assert backlog.show(filed.id).state == "open"
     assert backlog.gate(ref="agent/billing-42").state == "blocked"
@@ -150,7 +154,8 @@ def test_decisions_answered_by_a_person_are_citable_and_by_a_default_or_the_plan
     for cited, reason in ((default.id, "source_not_a_person"), (planned.id, "source_not_a_person")):
         with pytest.raises(Refused) as refused:
             backlog.cite(filed.id, "full_original", [cited], by=PLANNER)
-        assert refused.value.reason == reason and cited in refused.value.message
+        assert refused.value.reason == reason
+        assert cited in refused.value.message
     done = backlog.cite(filed.id, "full_original", [person.id], by=PLANNER)
     assert done.answer.sources[0].answered_by == OWNER
 
@@ -162,7 +167,9 @@ def test_pass_and_the_end_of_the_window_hand_the_question_to_its_owner(backlog: 
     passed = backlog.pass_question(first.id, by=PLANNER, reason="no policy on this")
     assert passed.action == "updated"
     step = backlog.show(first.id).planner
-    assert step is not None and step.state == "passed" and step.reason == "no policy on this"
+    assert step is not None
+    assert step.state == "passed"
+    assert step.reason == "no policy on this"
     with pytest.raises(Refused):
         backlog.cite(first.id, "full_original", ["docs/refunds.md#L1"], by=PLANNER)
     later = datetime.now(UTC) + timedelta(minutes=31)
@@ -186,12 +193,16 @@ def test_override_replaces_the_planner_answer_and_regates_the_unmerged_dependent
     filed = backlog.park(question())
     backlog.cite(filed.id, "full_original", ["docs/refunds.md#L1"], by=PLANNER)
     overridden = backlog.override_planner(filed.id, "remaining_three", reason="policy changed", by=OWNER)
-    assert overridden.action == "overridden" and overridden.regated == ["branch:agent/billing-42"]
-    assert overridden.previous is not None and overridden.previous.kind == "planner"
+    assert overridden.action == "overridden"
+    assert overridden.regated == ["branch:agent/billing-42"]
+    assert overridden.previous is not None
+    assert overridden.previous.kind == "planner"
     context = backlog.resume(filed.id)
-    assert context.answer == "remaining_three" and context.answered_by == OWNER
+    assert context.answer == "remaining_three"
+    assert context.answered_by == OWNER
     shown = backlog.show(filed.id)
-    assert shown.planner is not None and shown.planner.review == "overridden"
+    assert shown.planner is not None
+    assert shown.planner.review == "overridden"
     assert [c.previous.value for c in shown.corrections] == ["full_original"]  # history keeps both
     assert backlog.gate(ref="agent/billing-42").state == "open"
 
@@ -207,7 +218,8 @@ def test_without_opens_gate_a_planner_answer_waits_for_the_owners_accept(
     with Backlog.open(repo, "git") as backlog:
         filed = backlog.park(question())
         cited = backlog.cite(filed.id, "full_original", ["PLAN.md#L1"], by=PLANNER)
-        assert cited.action == "recorded" and cited.state == "open"
+        assert cited.action == "recorded"
+        assert cited.state == "open"
         assert backlog.gate(ref="agent/billing-42").state == "blocked"
         backlog.accept(filed.id, by=OWNER)
         assert backlog.gate(ref="agent/billing-42").state == "open"
@@ -229,7 +241,8 @@ def test_correct_regates_an_unmerged_dependent_and_sends_rework_to_a_merged_one(
 
     done = backlog.correct(filed.id, "remaining_three", reason="typed the wrong option", by=OWNER)
     assert done.action == "corrected"
-    assert done.rework == ["branch:agent/billing-7"] and done.regated == ["branch:agent/billing-42"]
+    assert done.rework == ["branch:agent/billing-7"]
+    assert done.regated == ["branch:agent/billing-42"]
     assert backlog.resume(filed.id).answer == "remaining_three"
     # retries of the first answer stay unchanged; the same correction again too
     assert backlog.resolve(filed.id, "full_original", by=OWNER).action == "unchanged"

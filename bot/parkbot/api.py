@@ -35,9 +35,8 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from parkbot.backends import Backend, open_backend
-from parkbot.core import lifecycle
+from parkbot.core import authority, lifecycle
 from parkbot.core import planner as planner_rules
-from parkbot.core import authority
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
 from parkbot.core.durations import Duration, moment

@@ -4,7 +4,9 @@ Everything that can be judged from the payload is judged before the backend is o
 cost no API call at all:
 
 * comments on pull requests (``issue.pull_request`` is present);
-* comments by bots, the bot's own included (``comment.user.type == "Bot"`` or a ``[bot]`` login);
+* comments by bots, the bot's own included (``comment.user.type == "Bot"`` or a ``[bot]`` login), except
+  ``/cite`` and ``/pass`` written and sent by exactly the configured planner (``planner.by``), and never
+  an edit of one;
 * a comment created or edited by anyone but its author: the actor of a command is the account that
   performed the act, the event's ``sender``, and an edit of someone else's comment is never a
   command (GitHub lets anyone with write access edit any comment);
@@ -50,7 +52,10 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
     sender_login = event.get("sender.login", str)
     if event.get("issue.pull_request", dict, default=None) is not None:
         return ignored(f"comment on pull request #{number}: parkbot only reads commands on decision issues")
-    if is_bot(user) or is_bot(sender):
+    planner = _planner_command(event, ctx, body, login, sender_login)
+    if planner is not None and event.action == "edited":
+        return ignored(f"comment {comment_id} on #{number}: the planner's commands are taken as written, never edited")
+    if (is_bot(user) or is_bot(sender)) and planner is None:
         return ignored(f"comment {comment_id} on #{number} is by a bot ({sender_login})")
     if sender_login.casefold() != login.casefold():
         verb = "edited" if event.action == "edited" else "sent"
@@ -72,10 +77,23 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
         issue_number=number,
         comment_id=comment_id,
         body=body,
-        actor=Actor(sender_login),
+        actor=Actor(sender_login, bot=is_bot(user) or is_bot(sender)),
         now=ctx.now,
     )
     return _items(result, number)
+
+
+def _planner_command(event: Event, ctx: Context, body: str, login: str, sender_login: str) -> str | None:
+    """The planner's ``/cite`` or ``/pass``, when the comment's author and sender are both exactly the planner
+    configured on the default branch (an App's ``name[bot]``): a lookalike login is just another bot."""
+    planner = ctx.config.planner
+    if planner is None:
+        return None
+    wanted = planner.by.casefold()
+    if login.casefold() != wanted or sender_login.casefold() != wanted:
+        return None
+    command = commands.parse(body)
+    return command.name if command is not None and command.name in commands.PLANNER_COMMANDS else None
 
 
 def _items(result: CommandResult, number: int) -> list[Item]:

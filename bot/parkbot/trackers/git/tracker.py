@@ -47,6 +47,7 @@ from parkbot.core.errors import ConcurrentChange, InvalidInput, NotFound
 from parkbot.core.identity import SEPARATOR
 from parkbot.core.models import Answer, Decision, Escalation, LogEntry, utcnow
 from parkbot.core.tracker import DependentState, GateResult, Location, Role, SyncResult
+from parkbot.trackers.git import sources
 from parkbot.trackers.git.layout import (
     DEFAULT_REF,
     ID_PATTERN,
@@ -60,7 +61,6 @@ from parkbot.trackers.git.process import NotARepository, RepositoryPaths, find_r
 from parkbot.trackers.git.proofs import Prover
 from parkbot.trackers.git.refs import check_backlog_ref
 from parkbot.trackers.git.repository import BacklogRepository, Change
-from parkbot.trackers.git import sources
 from parkbot.trackers.git.signatures import Verifier, fingerprint, record_trailer
 from parkbot.trackers.git.sync import Syncer
 from parkbot.trackers.git.view import BacklogEdit, BacklogView

@@ -361,6 +361,11 @@ def render_answer_comment(decision: Decision, answer: Answer) -> str:
         lines.append(f"**Answered with an explicit default:**{_answer_text(decision, answer)}")
         lines.append("")
         lines.append("> [!WARNING]\n> This is an assumption, not a decision: it is flagged as such in every record.")
+    elif answer.kind == "planner":
+        lines.append(f"**Answered by the planner, from cited sources:**{_answer_text(decision, answer)}")
+        lines.append("")
+        lines.extend(_cited_sources(answer))
+        lines.append("The owner reviews it: `/accept` keeps it, `/override <option> [why]` replaces it.")
     else:
         lines.append(f"**Answered:**{_answer_text(decision, answer)}")
     lines.append("")
@@ -369,6 +374,23 @@ def render_answer_comment(decision: Decision, answer: Answer) -> str:
     lines.append("")
     lines.append("Dependents are being unblocked; this issue closes when they are.")
     return "\n".join(lines) + "\n"
+
+
+def _cited_sources(answer: Answer) -> list[str]:
+    """Each cited source, visibly: a file's lines quoted verbatim with the commit, or a person's answer."""
+    lines: list[str] = []
+    for cited in answer.sources:
+        if cited.decision is not None:
+            lines.append(
+                f"- {code_span(cited.decision)}: answered {code_span(cited.answer or '')} by "
+                f"{code_span(cited.answered_by or '')}"
+            )
+            continue
+        lines.append(f"- {code_span(cited.source)} at {code_span((cited.commit or '')[:12])}:")
+        lines.append("")
+        lines.append(code_block(cited.quote or ""))
+    lines.append("")
+    return lines
 
 
 def parse_answer_comment(body: str | None, decision_id: str) -> Answer | None:

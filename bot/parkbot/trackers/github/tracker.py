@@ -44,6 +44,7 @@ from parkbot.trackers.github.issues import DecisionIssues
 from parkbot.trackers.github.question_log import LogIssue, QuestionLog
 from parkbot.trackers.github.reactions import CommentReactions
 from parkbot.trackers.github.render import STATUS_CONTEXT
+from parkbot.trackers.github.sources import SourceFiles
 from parkbot.trackers.github.store import IssueStore
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ class GitHubTracker(
         self.access = Access(self.store, self.dependents)
         self.dashboard = Dashboard(self.store, self.issues)
         self.reactions = CommentReactions(self.store)
+        self.sources = SourceFiles(self.store)
 
     def __repr__(self) -> str:
         return f"GitHubTracker({self.client.repository!r})"
@@ -201,6 +203,17 @@ class GitHubTracker(
 
     def dependent_authors(self, decision: Decision) -> frozenset[str]:
         return self.access.dependent_authors(decision)
+
+    # -- what a planner may cite (parkbot.core.planner.SourceFiles, MergedDependents) ---------------------
+
+    def default_branch_commit(self) -> str | None:
+        return self.sources.default_branch_commit()
+
+    def file_at(self, commit: str, path: str) -> str | None:
+        return self.sources.file_at(commit, path)
+
+    def merged_dependents(self, decision: Decision) -> frozenset[str]:
+        return self.sources.merged_dependents(decision)
 
     # -- Pollable, SeenDecisions, LoggedEvents ------------------------------------------------------
 

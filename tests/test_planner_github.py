@@ -1,0 +1,241 @@
+"""The planner on GitHub, through the stateful fake: the planner is an App (``planner[bot]``) whose ``/cite``
+counts only from that login, never from a lookalike or an edited comment; owners review, override, correct."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from parkbot.core import lifecycle
+from parkbot.core.config import Config, Owners, Planner
+from parkbot.trackers.github.render import read_marker
+from tests.github_support import DID, NOW, gate_of, make_tracker, needs_input
+from tests.test_events_comments import comment_event
+from tests.test_events_support import run
+
+PLANNER = "planner[bot]"
+CONFIG = Config(
+    owners=Owners(default="alice"),
+    hierarchy={"alice": "carol"},
+    precedents="off",
+    planner=Planner(by=PLANNER, sources=["docs/**"], never=["payroll-*"]),
+)
+REFUNDS = "".join(f"refund rule {n}\n" for n in range(1, 11))
+
+
+def setup(fake: Any, *, config: Config = CONFIG, **changes: Any) -> tuple[int, int, str]:
+    """The default branch with docs/refunds.md, a pull request waiting for the decision: (issue, pull, head)."""
+    main = fake.add_commit(message="docs", branch=fake.default_branch)
+    fake.put_file("docs/refunds.md", REFUNDS)
+    fake.put_file("secret/notes.md", REFUNDS)
+    assert main.sha
+    pull = fake.add_pull(head_ref="agent/billing-42", author="dev")
+    result = needs_input(dependents=[f"#{pull.number}"], **changes)
+    outcome = lifecycle.park(make_tracker(fake), result, config, now=NOW)
+    assert outcome.location.number is not None
+    return outcome.location.number, pull.number, pull.pull.head_sha
+
+
+def replies(fake: Any, number: int) -> list[str]:
+    return [c.body for c in fake.comments.values() if c.issue_number == number and read_marker(c.body)]
+
+
+def answer_record(fake: Any, number: int) -> str:
+    (found,) = [b for b in replies(fake, number) if read_marker(b).kind == "answer"]  # type: ignore[union-attr]
+    return found
+
+
+def test_the_planner_app_cites_lines_the_dependent_opens_and_the_record_quotes_lines_and_sha(fake: Any) -> None:
+    number, _, head = setup(fake)
+    assert fake.issues[number].assignees == []  # with the planner: the owner is not assigned yet
+    assert gate_of(fake, head).state == "pending"
+
+    outcome = run(
+        fake,
+        "issue_comment",
+        comment_event(fake, number, "/cite full_original docs/refunds.md#L2-L3", author=PLANNER),
+        config=CONFIG,
+    )
+
+    assert [i.kind for i in outcome.acted][:1] == ["resolved"] or outcome.acted[0].action == "cited"
+    assert fake.issues[number].state == "closed"
+    assert gate_of(fake, head).state == "success"
+    record = answer_record(fake, number)
+    assert "refund rule 2\nrefund rule 3" in record
+    assert fake.branches[fake.default_branch][:12] in record
+    data = read_marker(record).data  # type: ignore[union-attr]
+    assert data["kind"] == "planner"
+    assert data["sources"][0]["commit"] == fake.branches[fake.default_branch]
+    assert data["sources"][0]["quote"] == "refund rule 2\nrefund rule 3"
+    assert fake.issues[number].assignees == ["alice"]  # handed to the owner for review
+
+
+@pytest.mark.parametrize(
+    ("author", "user_type"),
+    [("planner-bot[bot]", "Bot"), ("planner", "User"), ("other[bot]", "Bot")],
+)
+def test_a_cite_from_a_lookalike_login_answers_nothing(fake: Any, author: str, user_type: str) -> None:
+    number, _, head = setup(fake)
+    fake.add_user(author, type=user_type)
+    run(
+        fake,
+        "issue_comment",
+        comment_event(fake, number, "/cite full_original docs/refunds.md#L2", author=author),
+        config=CONFIG,
+    )
+    assert fake.issues[number].state == "open"
+    assert gate_of(fake, head).state == "pending"
+
+
+def test_an_edited_cite_is_never_taken_even_from_the_planner(fake: Any) -> None:
+    number, _, head = setup(fake)
+    payload = comment_event(fake, number, "/cite full_original docs/refunds.md#L2", author=PLANNER, action="edited")
+    outcome = run(fake, "issue_comment", payload, config=CONFIG)
+    assert outcome.acted == [] or all(i.kind == "ignored" for i in outcome.acted)
+    assert fake.issues[number].state == "open"
+
+
+def test_a_planner_comment_sent_by_someone_else_is_ignored(fake: Any) -> None:
+    number, _, _ = setup(fake)
+    payload = comment_event(fake, number, "/cite full_original docs/refunds.md#L2", author=PLANNER)
+    mallory = fake.add_user("mallory")
+    payload["sender"] = {"login": mallory.login, "id": mallory.id, "type": "User"}
+    run(fake, "issue_comment", payload, config=CONFIG)
+    assert fake.issues[number].state == "open"
+
+
+def test_a_cite_whose_comment_someone_else_changed_is_refused(fake: Any) -> None:
+    number, _, _ = setup(fake)
+    payload = comment_event(fake, number, "/cite full_original docs/refunds.md#L2", author=PLANNER)
+    fake.edit_comment(payload["comment"]["id"], "/cite full_original docs/refunds.md#L2", editor="mallory")
+    run(fake, "issue_comment", payload, config=CONFIG)
+    assert fake.issues[number].state == "open"
+
+
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        ("/cite full_original", "no source"),
+        ("/cite full_original secret/notes.md#L1", "secret/notes.md#L1"),
+        ("/cite full_original docs/refunds.md#L9-L12", "docs/refunds.md#L9-L12"),
+        ("/cite full_original docs/missing.md#L1", "docs/missing.md#L1"),
+    ],
+)
+def test_a_bad_source_is_refused_visibly_naming_it(fake: Any, body: str, named: str) -> None:
+    number, _, head = setup(fake)
+    outcome = run(fake, "issue_comment", comment_event(fake, number, body, author=PLANNER), config=CONFIG)
+    assert [i.kind for i in outcome.acted] == ["refused"]
+    assert any(named in b and "/cite" in b and "--answer" not in b for b in replies(fake, number))
+    assert fake.issues[number].state == "open"
+    assert gate_of(fake, head).state == "pending"
+
+
+def test_a_never_origin_is_assigned_at_once_and_refused_to_the_planner(fake: Any) -> None:
+    number, _, _ = setup(fake, origin="payroll-7")
+    assert fake.issues[number].assignees == ["alice"]
+    outcome = run(
+        fake,
+        "issue_comment",
+        comment_event(fake, number, "/cite full_original docs/refunds.md#L1", author=PLANNER),
+        config=CONFIG,
+    )
+    assert [i.kind for i in outcome.acted] == ["refused"]
+
+
+def test_pass_assigns_the_owner(fake: Any) -> None:
+    number, _, _ = setup(fake)
+    run(fake, "issue_comment", comment_event(fake, number, "/pass nothing in the docs", author=PLANNER), config=CONFIG)
+    assert fake.issues[number].assignees == ["alice"]
+    assert fake.issues[number].state == "open"
+
+
+def test_override_replaces_the_planner_answer_and_regates_the_open_pull(fake: Any) -> None:
+    number, pull, head = setup(fake)
+    run(
+        fake,
+        "issue_comment",
+        comment_event(fake, number, "/cite full_original docs/refunds.md#L2", author=PLANNER),
+        config=CONFIG,
+    )
+    before = len(fake.check_runs) if hasattr(fake, "check_runs") else None
+    outcome = run(
+        fake,
+        "issue_comment",
+        comment_event(fake, number, "/override remaining_three the policy changed"),
+        config=CONFIG,
+    )
+    assert outcome.acted[0].action == "overridden"
+    decision = make_tracker(fake).find(DID)
+    assert decision is not None
+    assert decision.current_answer is not None and decision.current_answer.value == "remaining_three"
+    assert decision.planner is not None and decision.planner.review == "overridden"
+    assert [c.previous.kind for c in decision.corrections] == ["planner"]
+    pointer = [c.body for c in fake.comments.values() if c.issue_number == pull and "remaining_three" in c.body]
+    assert pointer, "the pull request is told the new answer"
+    assert gate_of(fake, head).state == "success"
+    assert before is None or len(fake.check_runs) >= before
+
+
+def test_accept_clears_the_review_item_and_only_an_owner_may(fake: Any) -> None:
+    number, _, _ = setup(fake)
+    run(
+        fake,
+        "issue_comment",
+        comment_event(fake, number, "/cite full_original docs/refunds.md#L2", author=PLANNER),
+        config=CONFIG,
+    )
+    refused = run(fake, "issue_comment", comment_event(fake, number, "/accept", author="mallory"), config=CONFIG)
+    assert [i.kind for i in refused.acted] == ["refused"]
+    run(fake, "issue_comment", comment_event(fake, number, "/accept"), config=CONFIG)
+    decision = make_tracker(fake).find(DID)
+    assert decision is not None and decision.planner is not None
+    assert decision.planner.review == "accepted"
+
+
+def test_correct_on_github_regates_the_open_pull_and_sends_rework_to_the_merged_one(fake: Any) -> None:
+    main = fake.add_commit(message="docs", branch=fake.default_branch)
+    assert main.sha
+    merged = fake.add_pull(head_ref="agent/one", author="dev")
+    waiting = fake.add_pull(head_ref="agent/two", author="dev")
+    result = needs_input(dependents=[f"#{merged.number}", f"#{waiting.number}"])
+    number = lifecycle.park(make_tracker(fake), result, CONFIG, now=NOW).location.number
+    assert number is not None
+    run(fake, "issue_comment", comment_event(fake, number, "/pass", author=PLANNER), config=CONFIG)
+    run(fake, "issue_comment", comment_event(fake, number, "/decide full_original"), config=CONFIG)
+    fake.merge_pull(merged.number)
+
+    different = run(fake, "issue_comment", comment_event(fake, number, "/decide remaining_three"), config=CONFIG)
+    assert [i.kind for i in different.acted] == ["refused"]  # a different answer without /correct
+    stranger = run(
+        fake,
+        "issue_comment",
+        comment_event(fake, number, "/correct remaining_three oops", author="mallory"),
+        config=CONFIG,
+    )
+    assert [i.kind for i in stranger.acted] == ["refused"]
+
+    outcome = run(
+        fake,
+        "issue_comment",
+        comment_event(fake, number, "/correct remaining_three typed the wrong one"),
+        config=CONFIG,
+    )
+    assert outcome.acted[0].action == "corrected"
+    decision = make_tracker(fake).find(DID)
+    assert decision is not None
+    (correction,) = decision.corrections
+    assert correction.rework == [f"#{merged.number}"]
+    assert correction.regated == [f"#{waiting.number}"]
+    assert correction.previous.value == "full_original"
+    assert decision.answer is not None and decision.answer.value == "full_original"  # history keeps both
+    assert any("rework" in c.body for c in fake.comments.values() if c.issue_number == merged.number)
+    again = run(fake, "issue_comment", comment_event(fake, number, "/decide full_original"), config=CONFIG)
+    assert [i.action for i in again.acted][:1] == ["unchanged"]  # a retry of the first answer
+    above = run(
+        fake,
+        "issue_comment",
+        comment_event(fake, number, "/correct full_original carol decides", author="carol"),
+        config=CONFIG,
+    )
+    assert above.acted[0].action == "corrected"
