@@ -37,6 +37,11 @@ def setup(fake: Any, *, config: Config = CONFIG, **changes: Any) -> tuple[int, i
     return outcome.location.number, pull.number, pull.pull.head_sha
 
 
+def say(fake: Any, number: int, body: str, author: str = "alice", action: str = "created") -> Any:
+    """``author`` comments ``body`` on issue ``number``; the event is handled with the planner's config."""
+    return run(fake, "issue_comment", comment_event(fake, number, body, author=author, action=action), config=CONFIG)
+
+
 def replies(fake: Any, number: int) -> list[str]:
     return [c.body for c in fake.comments.values() if c.issue_number == number and read_marker(c.body)]
 
@@ -58,7 +63,7 @@ def test_the_planner_app_cites_lines_the_dependent_opens_and_the_record_quotes_l
         config=CONFIG,
     )
 
-    assert [i.kind for i in outcome.acted][:1] == ["resolved"] or outcome.acted[0].action == "cited"
+    assert outcome.acted[0].action == "cited"
     assert fake.issues[number].state == "closed"
     assert gate_of(fake, head).state == "success"
     record = answer_record(fake, number)
@@ -89,7 +94,7 @@ def test_a_cite_from_a_lookalike_login_answers_nothing(fake: Any, author: str, u
 
 
 def test_an_edited_cite_is_never_taken_even_from_the_planner(fake: Any) -> None:
-    number, _, head = setup(fake)
+    number, _, _head = setup(fake)
     payload = comment_event(fake, number, "/cite full_original docs/refunds.md#L2", author=PLANNER, action="edited")
     outcome = run(fake, "issue_comment", payload, config=CONFIG)
     assert outcome.acted == [] or all(i.kind == "ignored" for i in outcome.acted)
@@ -145,7 +150,7 @@ def test_a_never_origin_is_assigned_at_once_and_refused_to_the_planner(fake: Any
 
 def test_pass_assigns_the_owner(fake: Any) -> None:
     number, _, _ = setup(fake)
-    run(fake, "issue_comment", comment_event(fake, number, "/pass nothing in the docs", author=PLANNER), config=CONFIG)
+    say(fake, number, "/pass nothing in the docs", PLANNER)
     assert fake.issues[number].assignees == ["alice"]
     assert fake.issues[number].state == "open"
 
@@ -158,7 +163,6 @@ def test_override_replaces_the_planner_answer_and_regates_the_open_pull(fake: An
         comment_event(fake, number, "/cite full_original docs/refunds.md#L2", author=PLANNER),
         config=CONFIG,
     )
-    before = len(fake.check_runs) if hasattr(fake, "check_runs") else None
     outcome = run(
         fake,
         "issue_comment",
@@ -168,13 +172,14 @@ def test_override_replaces_the_planner_answer_and_regates_the_open_pull(fake: An
     assert outcome.acted[0].action == "overridden"
     decision = make_tracker(fake).find(DID)
     assert decision is not None
-    assert decision.current_answer is not None and decision.current_answer.value == "remaining_three"
-    assert decision.planner is not None and decision.planner.review == "overridden"
+    assert decision.current_answer is not None
+    assert decision.current_answer.value == "remaining_three"
+    assert decision.planner is not None
+    assert decision.planner.review == "overridden"
     assert [c.previous.kind for c in decision.corrections] == ["planner"]
     pointer = [c.body for c in fake.comments.values() if c.issue_number == pull and "remaining_three" in c.body]
     assert pointer, "the pull request is told the new answer"
     assert gate_of(fake, head).state == "success"
-    assert before is None or len(fake.check_runs) >= before
 
 
 def test_accept_clears_the_review_item_and_only_an_owner_may(fake: Any) -> None:
@@ -185,11 +190,12 @@ def test_accept_clears_the_review_item_and_only_an_owner_may(fake: Any) -> None:
         comment_event(fake, number, "/cite full_original docs/refunds.md#L2", author=PLANNER),
         config=CONFIG,
     )
-    refused = run(fake, "issue_comment", comment_event(fake, number, "/accept", author="mallory"), config=CONFIG)
+    refused = say(fake, number, "/accept", "mallory")
     assert [i.kind for i in refused.acted] == ["refused"]
-    run(fake, "issue_comment", comment_event(fake, number, "/accept"), config=CONFIG)
+    say(fake, number, "/accept")
     decision = make_tracker(fake).find(DID)
-    assert decision is not None and decision.planner is not None
+    assert decision is not None
+    assert decision.planner is not None
     assert decision.planner.review == "accepted"
 
 
@@ -201,11 +207,11 @@ def test_correct_on_github_regates_the_open_pull_and_sends_rework_to_the_merged_
     result = needs_input(dependents=[f"#{merged.number}", f"#{waiting.number}"])
     number = lifecycle.park(make_tracker(fake), result, CONFIG, now=NOW).location.number
     assert number is not None
-    run(fake, "issue_comment", comment_event(fake, number, "/pass", author=PLANNER), config=CONFIG)
-    run(fake, "issue_comment", comment_event(fake, number, "/decide full_original"), config=CONFIG)
+    say(fake, number, "/pass", PLANNER)
+    say(fake, number, "/decide full_original")
     fake.merge_pull(merged.number)
 
-    different = run(fake, "issue_comment", comment_event(fake, number, "/decide remaining_three"), config=CONFIG)
+    different = say(fake, number, "/decide remaining_three")
     assert [i.kind for i in different.acted] == ["refused"]  # a different answer without /correct
     stranger = run(
         fake,
@@ -228,9 +234,10 @@ def test_correct_on_github_regates_the_open_pull_and_sends_rework_to_the_merged_
     assert correction.rework == [f"#{merged.number}"]
     assert correction.regated == [f"#{waiting.number}"]
     assert correction.previous.value == "full_original"
-    assert decision.answer is not None and decision.answer.value == "full_original"  # history keeps both
+    assert decision.answer is not None
+    assert decision.answer.value == "full_original"
     assert any("rework" in c.body for c in fake.comments.values() if c.issue_number == merged.number)
-    again = run(fake, "issue_comment", comment_event(fake, number, "/decide full_original"), config=CONFIG)
+    again = say(fake, number, "/decide full_original")
     assert [i.action for i in again.acted][:1] == ["unchanged"]  # a retry of the first answer
     above = run(
         fake,
