@@ -31,11 +31,13 @@ from parkbot.api import (
     DEFAULT_POLL,
     POLL_SCHEDULE,
     Backlog,
+    Cited,
     DecisionList,
     DecisionView,
     Filed,
     GateReport,
     Inventory,
+    Requested,
     ResumeContext,
     poller,
     wait_for_answer,
@@ -73,6 +75,26 @@ class ListArgs(_Args):
         description="Only decisions answered since then, in the order they were answered: a span back from now "
         "(90s, 10m, 1h, 7d) or an ISO date.",
     )
+    awaiting: Literal["planner", "review"] | None = Field(
+        default=None,
+        description="planner: the questions waiting for the planner (its work list); review: planner answers "
+        "their owners have not reviewed yet.",
+    )
+
+
+class CiteArgs(_Args):
+    id: str = _decision_id()
+    answer: str = Field(description="The option the cited sources give.")
+    sources: list[str] = Field(
+        description="Each a file with its lines at the default branch (docs/refunds.md#L10-L14) or the id of a "
+        "decision a person answered.",
+        max_length=10,
+    )
+
+
+class PassArgs(_Args):
+    id: str = _decision_id()
+    reason: str | None = Field(default=None, description="Why the sources do not answer it (shown to the owner).")
 
 
 class GateArgs(_Args):
@@ -210,6 +232,22 @@ TOOLS: dict[str, Tool] = {
             lambda b, a: _list(b, _args(ListArgs, a)),
         ),
         Tool(
+            "cite",
+            "As the configured planner, answer a question waiting for you from cited sources, which parkbot checks "
+            "(a file matching planner.sources with its lines, or a decision a person answered). Refused, naming "
+            "the source, when one does not hold; never guess: pass instead.",
+            _schema_of(CiteArgs),
+            (Cited, Requested),
+            lambda b, a: _cite(b, _args(CiteArgs, a)),
+        ),
+        Tool(
+            "pass",
+            "As the configured planner, hand a question to its owner now: your sources do not answer it.",
+            _schema_of(PassArgs),
+            (Filed, Requested),
+            lambda b, a: _pass(b, _args(PassArgs, a)),
+        ),
+        Tool(
             "gate",
             "May this branch (ref) or pull request (pr) merge? state is 'blocked' while an open decision blocks it.",
             _schema_of(GateArgs),
@@ -245,8 +283,24 @@ TOOLS: dict[str, Tool] = {
 
 def _list(backlog: _Backlog, args: ListArgs) -> DecisionList:
     return backlog.run(  # type: ignore[no-any-return]
-        lambda b: b.list(args.state, owner=args.owner, origin=args.origin, answered_since=args.answered_since)
+        lambda b: b.list(
+            args.state,
+            owner=args.owner,
+            origin=args.origin,
+            answered_since=args.answered_since,
+            awaiting=args.awaiting,
+        )
     )
+
+
+def _cite(backlog: _Backlog, args: CiteArgs) -> Cited | Requested:
+    return backlog.run(  # type: ignore[no-any-return]
+        lambda b: b.cite(args.id, args.answer, args.sources, source="mcp")
+    )
+
+
+def _pass(backlog: _Backlog, args: PassArgs) -> Filed | Requested:
+    return backlog.run(lambda b: b.pass_question(args.id, reason=args.reason))  # type: ignore[no-any-return]
 
 
 def _gate(backlog: _Backlog, args: GateArgs) -> GateReport:

@@ -673,6 +673,7 @@ class PlannerStep(Strict):
     reason: str | None = Field(default=None, max_length=MAX_TEXT)
     answer: Answer | None = Field(default=None, description="The planner's answer, with its checked sources.")
     review: Literal["pending", "accepted", "overridden"] | None = None
+    review_due: datetime | None = Field(default=None, description="After this, an unreviewed answer is flagged.")
     reviewed_by: str | None = None
     reviewed_at: datetime | None = None
 

@@ -112,7 +112,7 @@ def review_overdue(decision: Decision, config: Config, now: datetime) -> bool:
     if not review_pending(decision) or step is None or step.at is None:
         return False
     seconds = config.planner.review if config.planner is not None else 72 * 3600.0
-    return now - step.at >= timedelta(seconds=seconds)
+    return now >= (step.review_due or step.at + timedelta(seconds=seconds))
 
 
 def expire(tracker: Tracker, config: Config, *, now: datetime | None = None) -> list[ParkOutcome]:
@@ -353,7 +353,8 @@ def cite(
     checked = [check_source(tracker, config, planner, decision, s, files) for s in dict.fromkeys(sources)]
     answer = Answer(value=answer_value, kind="planner", by=by.login, at=now, source=source, sources=checked)
     answered = step.model_copy(update={"state": "answered", "by": by.login, "at": now, "answer": answer})
-    answered = answered.model_copy(update={"review": "pending"})
+    due = now + timedelta(seconds=planner.review)
+    answered = answered.model_copy(update={"review": "pending", "review_due": due})
     changed = _with_step(decision, answered, now)
     tracker.update(changed)
     return _finish_cite(tracker, config, changed, answer, now)

@@ -52,11 +52,10 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
     sender_login = event.get("sender.login", str)
     if event.get("issue.pull_request", dict, default=None) is not None:
         return ignored(f"comment on pull request #{number}: parkbot only reads commands on decision issues")
-    planner = _planner_command(event, ctx, body, login, sender_login)
-    if planner is not None and event.action == "edited":
-        return ignored(f"comment {comment_id} on #{number}: the planner's commands are taken as written, never edited")
-    if (is_bot(user) or is_bot(sender)) and planner is None:
+    if (is_bot(user) or is_bot(sender)) and not _planner_command(ctx, body, login, sender_login):
         return ignored(f"comment {comment_id} on #{number} is by a bot ({sender_login})")
+    if event.action == "edited" and _names_planner_command(body):
+        return ignored(f"comment {comment_id} on #{number}: the planner's commands count as written, never edited")
     if sender_login.casefold() != login.casefold():
         verb = "edited" if event.action == "edited" else "sent"
         return ignored(
@@ -83,17 +82,22 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
     return _items(result, number)
 
 
-def _planner_command(event: Event, ctx: Context, body: str, login: str, sender_login: str) -> str | None:
-    """The planner's ``/cite`` or ``/pass``, when the comment's author and sender are both exactly the planner
-    configured on the default branch (an App's ``name[bot]``): a lookalike login is just another bot."""
+def _names_planner_command(body: str) -> bool:
+    command = commands.parse(body)
+    return command is not None and command.name in commands.PLANNER_COMMANDS
+
+
+def _planner_command(ctx: Context, body: str, login: str, sender_login: str) -> bool:
+    """A bot's ``/cite`` or ``/pass`` counts when its author and sender are both exactly the planner configured
+    on the default branch (an App's ``name[bot]``): a lookalike login is just another bot. The configuration is
+    read only for such a comment, so other bots' comments cost no request."""
+    if not _names_planner_command(body):
+        return False
     planner = ctx.config.planner
     if planner is None:
-        return None
+        return False
     wanted = planner.by.casefold()
-    if login.casefold() != wanted or sender_login.casefold() != wanted:
-        return None
-    command = commands.parse(body)
-    return command.name if command is not None and command.name in commands.PLANNER_COMMANDS else None
+    return login.casefold() == wanted and sender_login.casefold() == wanted
 
 
 def _items(result: CommandResult, number: int) -> list[Item]:
