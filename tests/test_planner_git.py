@@ -262,3 +262,44 @@ def test_correct_of_an_open_question_is_refused(backlog: Backlog) -> None:
         backlog.correct(filed.id, "full_original", reason="x", by=OWNER)
     with pytest.raises(InvalidInput):
         backlog.correct(filed.id, "full_original", reason=" ", by=OWNER)
+
+
+def test_the_planner_guide_says_what_it_may_and_may_not_do() -> None:
+    from click.testing import CliRunner
+
+    from parkbot.cli.guide import guide
+
+    text = CliRunner().invoke(guide, ["--planner"]).output
+    assert "parkbot cite ID --answer OPTION --source" in text
+    assert "parkbot list --awaiting planner --json" in text
+    assert "at most 20 lines" in " ".join(text.split())
+    assert "never" in text
+    assert "pass" in text
+
+
+def test_the_cli_refuses_a_bad_source_with_exit_3_naming_it_and_speaks_cli(backlog: Backlog) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from parkbot.cli import cli
+
+    filed = backlog.park(question())
+    runner = CliRunner()
+    args = ["cite", filed.id, "--answer", "full_original", "--source", "secret.md#L1", "--by", PLANNER, "--json"]
+    refused = runner.invoke(cli, args)
+    assert refused.exit_code == 3
+    data = json.loads(refused.stdout)
+    assert "secret.md#L1" in data["message"]
+    assert "/cite" not in data["message"]
+    listed = runner.invoke(cli, ["list", "--awaiting", "planner", "--json"])
+    assert [d["id"] for d in json.loads(listed.stdout)["decisions"]] == [filed.id]
+    args = ["cite", filed.id, "--answer", "full_original", "--source", "docs/refunds.md#L2", "--by", PLANNER]
+    cited = runner.invoke(cli, [*args, "--json"])
+    assert cited.exit_code == 0
+    data = json.loads(cited.stdout)
+    assert data["answered_by"] == "planner"
+    assert data["answer"]["sources"][0]["quote"] == "line 2 of the refund policy"
+    shown = runner.invoke(cli, ["correct", filed.id, "--answer", "remaining_three", "--reason", "x", "--by", OWNER])
+    assert shown.exit_code == 0, shown.output
+    assert "corrected" in shown.output

@@ -232,22 +232,6 @@ TOOLS: dict[str, Tool] = {
             lambda b, a: _list(b, _args(ListArgs, a)),
         ),
         Tool(
-            "cite",
-            "As the configured planner, answer a question waiting for you from cited sources, which parkbot checks "
-            "(a file matching planner.sources with its lines, or a decision a person answered). Refused, naming "
-            "the source, when one does not hold; never guess: pass instead.",
-            _schema_of(CiteArgs),
-            (Cited, Requested),
-            lambda b, a: _cite(b, _args(CiteArgs, a)),
-        ),
-        Tool(
-            "pass",
-            "As the configured planner, hand a question to its owner now: your sources do not answer it.",
-            _schema_of(PassArgs),
-            (Filed, Requested),
-            lambda b, a: _pass(b, _args(PassArgs, a)),
-        ),
-        Tool(
             "gate",
             "May this branch (ref) or pull request (pr) merge? state is 'blocked' while an open decision blocks it.",
             _schema_of(GateArgs),
@@ -276,6 +260,22 @@ TOOLS: dict[str, Tool] = {
             _schema_of(SchemaArgs),
             None,
             lambda b, a: (_args(SchemaArgs, a), result_json_schema())[1],
+        ),
+        Tool(
+            "cite",
+            "As the configured planner, answer a question waiting for you from cited sources, which parkbot checks "
+            "(a file matching planner.sources with its lines, or a decision a person answered). Refused, naming "
+            "the source, when one does not hold; never guess: pass instead.",
+            _schema_of(CiteArgs),
+            (Cited, Requested),
+            lambda b, a: _cite(b, _args(CiteArgs, a)),
+        ),
+        Tool(
+            "pass",
+            "As the configured planner, hand a question to its owner now: your sources do not answer it.",
+            _schema_of(PassArgs),
+            (Filed, Requested),
+            lambda b, a: _pass(b, _args(PassArgs, a)),
         ),
     ]
 }

@@ -528,6 +528,12 @@ def _replace(
     source: str | None,
     now: datetime,
 ) -> CorrectionOutcome:
+    if authority.requires_signatures(tracker, config):
+        raise Refused(
+            f"{decision.id}: with answers.require_signed, a changed answer cannot be verified yet; file a new "
+            "question under another key",
+            reason="unverifiable",
+        )
     answer_value, answer_kind = lifecycle.interpret_answer(decision, value, "auto")
     answer = Answer(value=answer_value, kind=answer_kind, by=by.login, at=now, source=source)
     standing = decision.current_answer
