@@ -79,6 +79,9 @@ def test_the_planner_cites_lines_and_the_dependent_opens_with_the_lines_and_sha_
     assert shown.planner.review == "pending"
     assert [d.id for d in backlog.list(state="all", awaiting="review").decisions] == [filed.id]
     assert backlog.list(awaiting="planner").decisions == []
+    text = shown.text()  # the text shows what --json shows: the citation, its commit and its lines
+    assert f"cited docs/refunds.md#L3-L5 at {head(backlog)}" in text
+    assert "  | line 4 of the refund policy" in text
     # a retry of the same citation changes nothing; another answer is refused
     assert backlog.cite(filed.id, "full_original", ["docs/refunds.md#L3-L5"], by=PLANNER).action == "unchanged"
     with pytest.raises(Refused):

@@ -357,6 +357,25 @@ class DecisionView(DecisionItem):
             joined = ", ".join(self.dependents)
             lines.append(f"blocks: {joined}" if self.blocking else f"dependents (non-blocking): {joined}")
         lines += [f"problem: {problem}" for problem in self.found_problems]
+        step = self.planner
+        if step is not None and step.state == "waiting" and self.state == "open":
+            lines.append(f"with the planner until {step.until.isoformat()} (its owner is assigned after)")
+        elif step is not None and step.state == "passed":
+            lines.append(f"passed by the planner {step.by}" + (f": {step.reason}" if step.reason else ""))
+        if step is not None and step.answer is not None:
+            lines.append(f"planner answer: {step.answer.value} by {step.answer.by} (review: {step.review})")
+            for cited in step.answer.sources:
+                if cited.decision:
+                    lines.append(f"  cited {cited.decision}: {cited.answer} by {cited.answered_by}")
+                else:
+                    lines.append(f"  cited {cited.source} at {cited.commit}:")
+                    lines += [f"  | {line}" for line in (cited.quote or "").splitlines()]
+        for change in self.corrections:
+            why = f" ({change.reason})" if change.reason else ""
+            lines.append(
+                f"{'corrected' if change.kind == 'correct' else 'overridden'} by {change.by} at "
+                f"{change.at.isoformat()}: {change.previous.value} -> {change.answer.value}{why}"
+            )
         if self.answer is not None:
             flag = " [explicit default: an assumption]" if self.answer.assumption else ""
             pending = " (recorded; resolution not finished, re-run resolve)" if self.state == "open" else ""

@@ -122,15 +122,30 @@ def _block(payload: dict[str, Any]) -> str:
 def _status_section(decision: Decision) -> str:
     """A banner for a closed decision, and the precedent the bot found, if any."""
     lines: list[str] = []
-    answer = decision.answer
+    answer = decision.current_answer  # a corrected answer replaces the first; the history below keeps both
+    if decision.with_planner:
+        lines.append(
+            "> [!NOTE]\n> **With the planner** until "
+            f"{decision.planner.until.isoformat() if decision.planner else ''}: it may answer from cited "
+            "sources; then, or when it passes, the owner is assigned."
+        )
     if decision.state == "resolved" and answer is not None:
         flag = " (an explicit default: an assumption, not a decision)" if answer.assumption else ""
+        if answer.kind == "planner":
+            flag = " by the planner, from cited sources (the owner reviews it: `/accept` or `/override <option>`)"
         lines.append(
             f"> [!NOTE]\n> **Answered{flag}:**{_answer_text(decision, answer).replace(chr(10), chr(10) + '> ')}"
             f"\n> by {code_span(answer.by)} at {answer.at.isoformat()}"
         )
     elif decision.state == "abandoned":
         lines.append("> [!NOTE]\n> **Closed without an answer.** Dependents stay blocked.")
+    for change in decision.corrections:
+        verb = "Corrected" if change.kind == "correct" else "Overridden"
+        why = f": {escape_markdown(one_line(change.reason, 200))}" if change.reason else ""
+        lines.append(
+            f"{verb} by {code_span(change.by)} at {change.at.isoformat()}: {code_span(change.previous.value)} → "
+            f"{code_span(change.answer.value)}{why}"
+        )
     if decision.precedent is not None:
         p = decision.precedent
         where = f" ({escape_markdown(p.location)})" if p.location else ""
