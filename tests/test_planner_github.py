@@ -3,11 +3,12 @@ counts only from that login, never from a lookalike or an edited comment; owners
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from parkbot.core import lifecycle
+from parkbot.core import lifecycle, planner
 from parkbot.core.config import Config, Owners, Planner
 from parkbot.trackers.github.render import read_marker
 from tests.github_support import DID, NOW, gate_of, make_tracker, needs_input
@@ -246,3 +247,49 @@ def test_correct_on_github_regates_the_open_pull_and_sends_rework_to_the_merged_
         config=CONFIG,
     )
     assert above.acted[0].action == "corrected"
+
+
+def test_the_planner_never_cites_a_question_it_filed(fake: Any) -> None:
+    fake.add_commit(message="docs", branch=fake.default_branch)
+    fake.put_file("docs/refunds.md", REFUNDS)
+    outcome = lifecycle.park(make_tracker(fake), needs_input(), CONFIG, now=NOW, filed_by=PLANNER)
+    number = outcome.location.number
+    assert number is not None
+    assert fake.issues[number].assignees == ["alice"]  # not routed to the planner that asked
+    refused = say(fake, number, "/cite full_original docs/refunds.md#L1", PLANNER)
+    assert [i.kind for i in refused.acted] == ["refused"]
+    assert any("never answers its own question" in b for b in replies(fake, number))
+
+
+def test_a_decision_answered_by_a_default_is_not_a_citable_source_and_one_answered_by_a_person_is(fake: Any) -> None:
+    fake.add_commit(message="docs", branch=fake.default_branch)
+    tracker = make_tracker(fake)
+    by_default = lifecycle.park(tracker, needs_input(origin="billing-1"), CONFIG, now=NOW).location.number
+    by_person = lifecycle.park(tracker, needs_input(origin="billing-2"), CONFIG, now=NOW).location.number
+    number = lifecycle.park(tracker, needs_input(), CONFIG, now=NOW).location.number
+    assert by_default is not None
+    assert by_person is not None
+    assert number is not None
+    for issue in (by_default, by_person):
+        say(fake, issue, "/pass", PLANNER)
+    say(fake, by_default, "/default full_original")
+    say(fake, by_person, "/decide full_original")
+
+    refused = say(fake, number, "/cite full_original billing-1-decision-refund", PLANNER)
+    assert [i.kind for i in refused.acted] == ["refused"]
+    assert any("explicit default" in b for b in replies(fake, number))
+    cited = say(fake, number, "/cite full_original billing-2-decision-refund", PLANNER)
+    assert cited.acted[0].action == "cited"
+    assert fake.issues[number].state == "closed"
+
+
+def test_when_the_window_ends_the_scheduled_run_assigns_the_owner(fake: Any) -> None:
+    number, _, _ = setup(fake)
+    assert fake.issues[number].assignees == []
+    assert planner.expire(make_tracker(fake), CONFIG, now=NOW + timedelta(minutes=29)) == []
+    assert fake.issues[number].assignees == []
+    handed = planner.expire(make_tracker(fake), CONFIG, now=NOW + timedelta(minutes=30))
+    assert [h.decision.id for h in handed] == [DID]
+    assert fake.issues[number].assignees == ["alice"]
+    late = say(fake, number, "/cite full_original docs/refunds.md#L1", PLANNER)
+    assert [i.kind for i in late.acted] == ["refused"]
