@@ -249,6 +249,9 @@ def test_correct_regates_an_unmerged_dependent_and_sends_rework_to_a_merged_one(
     assert backlog.resume(filed.id).answer == "remaining_three"
     # retries of the first answer stay unchanged; the same correction again too
     assert backlog.resolve(filed.id, "full_original", by=OWNER).action == "unchanged"
+    again = backlog.resolve(filed.id, "remaining_three", by=OWNER)  # a retry of the correction's own answer
+    assert again.action == "unchanged"
+    assert again.answer.value == "remaining_three"
     assert backlog.correct(filed.id, "remaining_three", reason="again", by=OWNER).action == "unchanged"
     # the owner above may correct again; the history keeps every answer
     backlog.correct(filed.id, "full_original", reason="the boss decides", by=BOSS)

@@ -363,7 +363,7 @@ def _resolve_once(
 def _already_answered(tracker: Tracker, decision: Decision, recorded: Answer | None) -> ResolveOutcome | None:
     """Resolved stays resolved: the same answer again is ``unchanged`` (a different one was refused already)."""
     if decision.state == "resolved" and recorded is not None:
-        return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
+        return ResolveOutcome(decision, "unchanged", decision.current_answer or recorded, tracker.location(decision))
     return None
 
 
@@ -389,10 +389,12 @@ def _judge_answer(
     answer_value, kind = interpret_answer(decision, value, command)
     answer = Answer(value=answer_value, kind=kind, by=by.login, at=now or utcnow(), source=source)
     recorded = decision.answer if decision.state == "resolved" else authority.recorded_answer(tracker, config, decision)
-    if recorded is not None and not recorded.same_answer(answer):
+    corrected = any(c.answer.same_answer(answer) for c in decision.corrections)  # a retry of a correction
+    if recorded is not None and not recorded.same_answer(answer) and not corrected:
+        standing = decision.current_answer or recorded
         raise Refused(
-            f"decision {decision.id} already has the answer {recorded.value!r} "
-            f"({recorded.kind}, by {recorded.by} at {recorded.at.isoformat()}); a different answer is refused",
+            f"decision {decision.id} already has the answer {standing.value!r} "
+            f"({standing.kind}, by {standing.by} at {standing.at.isoformat()}); a different answer is refused",
             reason="conflicting_answer",
         )
     return decision, answer, recorded
