@@ -121,7 +121,10 @@ def recorded_answer(tracker: Tracker, config: Config, decision: Decision) -> Ans
     answer = tracker.recorded_answer(decision)
     if answer is None or not requires_signatures(tracker, config):
         return answer
-    return answer if _signed_by_owner(answer.proof, owners(decision, config)) else None
+    signers = owners(decision, config)
+    if answer.kind == "planner" and config.planner is not None:
+        signers = [config.planner.by]  # a planner's answer counts when the configured planner signed it
+    return answer if _signed_by_owner(answer.proof, signers) else None
 
 
 def verified(decision: Decision, config: Config) -> Decision:
