@@ -937,6 +937,7 @@ class Backlog:
             if not reason or not reason.strip():
                 raise InvalidInput("say why the answer is corrected (a reason)")
             decision = lifecycle.answer_of(self.tracker, self.config, id)
+            planner_rules.check_correct_request(self.tracker, self.config, decision, actor)
             return self._request(decision, f"/correct {answer.strip()} {reason.strip()}", actor)
         outcome = planner_rules.correct(self.tracker, self.config, id, answer, actor, reason=reason, source=source)
         return Corrected.of(outcome)

@@ -592,3 +592,14 @@ def check_cite_request(
         raise Refused(f"{decision.id} is not with the planner", reason="not_with_planner")
     if sources is not None and not sources:
         raise Refused("no source: the planner answers only from cited sources", reason="no_source")
+
+
+def check_correct_request(tracker: Tracker, config: Config, decision: Decision, by: Actor) -> None:
+    """The rules a ``/correct`` must meet before it is posted as ``by``'s own comment (the answer itself is
+    checked when parkbot records it)."""
+    standing = decision.current_answer
+    if decision.state != "resolved" or standing is None:
+        raise Refused(
+            f"{decision.id} is {decision.state} and has no answer to correct; answer it instead", reason="not_answered"
+        )
+    _may_correct(tracker, config, decision, standing, by)
