@@ -309,3 +309,22 @@ def test_the_cli_refuses_a_bad_source_with_exit_3_naming_it_and_speaks_cli(backl
     shown = runner.invoke(cli, ["correct", filed.id, "--answer", "remaining_three", "--reason", "x", "--by", OWNER])
     assert shown.exit_code == 0, shown.output
     assert "corrected" in shown.output
+
+
+def test_the_mcp_tools_list_what_waits_for_the_planner_and_cite_and_pass(
+    backlog: Backlog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from parkbot import mcp_server
+
+    first = backlog.park(question(origin="billing-1", dependents=[]))
+    second = backlog.park(question(origin="billing-2", dependents=[]))
+    run_git(Path.cwd(), "config", "user.email", PLANNER)  # the MCP server acts as whoever runs it
+    server = mcp_server._Backlog(lambda: Backlog.open(Path.cwd(), "git"))
+    tools = mcp_server.TOOLS
+    listed = tools["list"].call(server, {"awaiting": "planner"})
+    assert [d.id for d in listed.decisions] == [first.id, second.id]
+    cited = tools["cite"].call(server, {"id": first.id, "answer": "full_original", "sources": ["docs/refunds.md#L1"]})
+    assert cited.answered_by == "planner"
+    passed = tools["pass"].call(server, {"id": second.id, "reason": "not in the docs"})
+    assert passed.action == "updated"
+    assert tools["list"].call(server, {"awaiting": "planner"}).decisions == []
