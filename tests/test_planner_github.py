@@ -10,6 +10,7 @@ import pytest
 
 from parkbot.core import lifecycle, planner
 from parkbot.core.config import Config, Owners, Planner
+from parkbot.core.errors import Refused
 from parkbot.trackers.github.render import read_marker
 from tests.github_support import DID, NOW, gate_of, make_tracker, needs_input
 from tests.test_events_comments import comment_event
@@ -293,3 +294,51 @@ def test_when_the_window_ends_the_scheduled_run_assigns_the_owner(fake: Any) -> 
     assert fake.issues[number].assignees == ["alice"]
     late = say(fake, number, "/cite full_original docs/refunds.md#L1", PLANNER)
     assert [i.kind for i in late.acted] == ["refused"]
+
+
+def test_the_planner_app_running_parkbot_cite_posts_its_own_cite_which_the_workflow_records(
+    fake: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The planner agent runs `parkbot cite` with its App's token: the citation is left as planner[bot]'s own
+    `/cite` comment (only parkbot's records count on GitHub), and the comment's event records it."""
+    from parkbot import Backlog
+    from parkbot.trackers.github import client as github_client
+    from parkbot.trackers.github.client import RetryPolicy
+
+    real = github_client.client_from_env
+    monkeypatch.setattr(github_client, "client_from_env", lambda env: real(env, policy=RetryPolicy.instant()))
+    number, _, head = setup(fake)
+    config = tmp_path / "parkbot.yml"
+    config.write_text(  # bot_login: parkbot's own App, so the planner's token leaves comments for it to record
+        f'bot_login: "{fake.login}"\nowners:\n  default: alice\nprecedents: "off"\n'
+        f'planner:\n  by: "{PLANNER}"\n  sources: ["docs/**"]\n'
+    )
+    token = "ghs_planner000000000000000000000000000000"
+    fake.add_token(token, PLANNER, "app")
+    env = {"GITHUB_TOKEN": token, "GITHUB_REPOSITORY": fake.full_name, "GITHUB_API_URL": fake.base_url}
+    with Backlog.open(backend="github", config=config, env=env) as as_planner:
+        with pytest.raises(Refused):  # checked before anything is posted: a source is required
+            as_planner.cite(DID, "full_original", [])
+        requested = as_planner.cite(DID, "full_original", ["docs/refunds.md#L4"])
+    assert requested.action == "requested"
+    assert requested.command == "/cite full_original docs/refunds.md#L4"
+    (posted,) = [c for c in fake.comments.values() if c.issue_number == number and c.user == PLANNER]
+    payload = comment_event_for(fake, number, posted)
+    outcome = run(fake, "issue_comment", payload, config=CONFIG)
+    assert outcome.acted[0].action == "cited"
+    assert gate_of(fake, head).state == "success"
+    assert "refund rule 4" in answer_record(fake, number)
+
+
+def comment_event_for(fake: Any, number: int, posted: Any) -> dict[str, Any]:
+    """The issue_comment event of a comment already on the fake."""
+    from tests.test_events_support import labels_of, webhook, with_repository
+
+    payload = with_repository(webhook("issue_comment.created"), fake)
+    payload["issue"].update(number=number, title=fake.issues[number].title, labels=labels_of(fake, number))
+    user = fake.users[posted.user.lower()]
+    payload["comment"].update(
+        id=posted.id, body=posted.body, user={"login": user.login, "id": user.id, "type": user.type}
+    )
+    payload["sender"] = payload["comment"]["user"]
+    return payload

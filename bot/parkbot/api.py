@@ -905,7 +905,7 @@ class Backlog:
     ) -> Cited | Requested:
         """Answer as the configured planner, from checked sources (``docs/x.md#L3-L9`` or a decision id a
         person answered); refused (exit 3) when a source does not hold. See docs/planner.md."""
-        actor = self._actor(by, "cites")
+        actor = self._planner_actor(by, "cites")
         if self._leaves_commands():
             decision = lifecycle.answer_of(self.tracker, self.config, id)
             planner_rules.check_cite_request(self.tracker, self.config, decision, actor, sources)
@@ -918,7 +918,7 @@ class Backlog:
 
     def pass_question(self, id: str, *, by: str | None = None, reason: str | None = None) -> Filed | Requested:
         """The planner cannot answer from its sources: hand the question to its owner now."""
-        actor = self._actor(by, "passes")
+        actor = self._planner_actor(by, "passes")
         if self._leaves_commands():
             decision = lifecycle.answer_of(self.tracker, self.config, id)
             planner_rules.check_cite_request(self.tracker, self.config, decision, actor, None)
@@ -1015,6 +1015,16 @@ class Backlog:
             return self.tracker.actor(None).login
         except InvalidInput:
             return None
+
+    def _planner_actor(self, by: str | None, verb: str) -> Actor:
+        """Who acts as the planner: bots included (an App), since the core checks it is exactly the planner."""
+        tracker = self.tracker
+        if not isinstance(tracker, planner_rules.AgentIdentity):
+            return self._actor(by, verb)
+        try:
+            return tracker.agent_actor(by)
+        except InvalidInput as exc:
+            raise InvalidInput(f"say who {verb} with --by LOGIN (or PARKBOT_ACTOR): {exc.message}") from None
 
     def _actor(self, by: str | None, verb: str) -> Actor:
         """Who acts: what the backend can tell from its own credentials and ``by`` (see ``Tracker.actor``)."""

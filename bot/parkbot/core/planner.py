@@ -61,6 +61,13 @@ class SourceFiles(Protocol):
 
 
 @runtime_checkable
+class AgentIdentity(Protocol):
+    """Who acts with this backend's credentials when an agent may (a planner App), bots included."""
+
+    def agent_actor(self, claimed: str | None) -> Actor: ...
+
+
+@runtime_checkable
 class MergedDependents(Protocol):
     """Which dependents are merged already (a pull request merged; a branch contained in the default branch)."""
 

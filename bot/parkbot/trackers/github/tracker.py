@@ -33,7 +33,7 @@ from parkbot.core.tracker import (
     SeenDecisions,
     Tracker,
 )
-from parkbot.trackers.github.access import Access
+from parkbot.trackers.github.access import Access, is_bot_login
 from parkbot.trackers.github.answers import AnswerRecords
 from parkbot.trackers.github.client import GitHubClient
 from parkbot.trackers.github.comments import Comments
@@ -204,7 +204,17 @@ class GitHubTracker(
     def dependent_authors(self, decision: Decision) -> frozenset[str]:
         return self.access.dependent_authors(decision)
 
-    # -- what a planner may cite (parkbot.core.planner.SourceFiles, MergedDependents) ---------------------
+    # -- what a planner may cite (parkbot.core.planner.SourceFiles, MergedDependents, AgentIdentity) ------
+
+    def agent_actor(self, claimed: str | None) -> Actor:
+        """Who acts with this token, bots included: a planner is often an App (``planner[bot]``); the core
+        lets it do only what the configured planner may. ``--by`` naming anyone else is refused as ever."""
+        from parkbot.core.authority import Actor  # (imported for type checking only at the top)
+
+        login = self.store.token_login()
+        if claimed and claimed.strip().lstrip("@").casefold() != login.casefold():
+            return self.access.actor(claimed)  # refused, saying why
+        return Actor(login, bot=is_bot_login(login))
 
     def default_branch_commit(self) -> str | None:
         return self.sources.default_branch_commit()
