@@ -192,9 +192,7 @@ def _park(backlog: _Backlog, arguments: dict[str, Any]) -> Any:
 #: nothing more when called again with the same arguments (filing the same result updates the same
 #: decision; the gate republishes the same verdict on GitHub).
 READS = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
-WRITES_IDEMPOTENTLY = types.ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=True
-)
+WRITES_IDEMPOTENTLY = types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
 
 
 def _schema_of(model: type[BaseModel]) -> Callable[[], dict[str, Any]]:

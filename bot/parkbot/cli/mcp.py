@@ -37,6 +37,9 @@ def mcp(backend: str, config_path: str | None, repo: str, as_json: bool) -> None
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in SDK_MODULES:
             raise
-        fail(InvalidInput("parkbot mcp needs the MCP SDK, which is not installed: pip install 'parkbot[mcp]'"), as_json=as_json)
+        fail(
+            InvalidInput("parkbot mcp needs the MCP SDK, which is not installed: pip install 'parkbot[mcp]'"),
+            as_json=as_json,
+        )
 
     serve(lambda: Backlog.open(repo=repo, backend=backend, config=config_path, env=os.environ))
