@@ -42,7 +42,7 @@ def init(repo: Path, *args: str, env: dict[str, str] | None = None) -> Result:
 
 def done(result: Result) -> dict[str, str]:
     """path -> what init said it did, read from its text output."""
-    return dict((m.group(2), m.group(1)) for m in re.finditer(r"^  (\w+) +(\S+)", result.stdout, flags=re.M))
+    return {m.group(2): m.group(1) for m in re.finditer(r"^  (\w+) +(\S+)", result.stdout, flags=re.M)}
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

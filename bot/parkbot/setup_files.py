@@ -42,7 +42,7 @@ TEMPLATE_ACTION = re.compile(r"^(?P<indent>\s*- )uses: OWNER/REPO/actions/parkbo
 ACTION_REF = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_./-]+)?@[A-Za-z0-9_.-]+$")
 FULL_SHA = re.compile(r"@[0-9a-f]{40}$")
 
-_TOKEN = "@@fingerprint@@"
+_TOKEN = "@@fingerprint@@"  # noqa: S105 - a placeholder in a file, not a secret
 _FINGERPRINT = re.compile(r"fingerprint ([0-9a-f]{12})")
 MARK = f"parkbot init wrote this file (fingerprint {_TOKEN}); it replaces it only while it is unchanged"
 

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from parkbot.config_file import find_config, read_config_file
-from parkbot.core.config import CONFIG_PATHS, Config, check_config, config_json_schema
+from parkbot.core.config import CONFIG_PATHS, Config, ConfigWarning, check_config, config_json_schema
 from parkbot.core.errors import ExitCode, ParkbotError
 
 
@@ -87,8 +87,9 @@ def check(file: str | None, repo: str, as_json: bool) -> None:
     """
     try:
         path = Path(file) if file else find_config(repo)
+        warnings: list[ConfigWarning] = []
         if path is None:
-            config, warnings = Config(), []
+            config = Config()
         else:
             config, warnings = check_config(read_config_file(path), str(path))
     except ParkbotError as exc:
