@@ -121,13 +121,13 @@ def test_a_file_init_wrote_and_nobody_changed_is_brought_up_to_date(tmp_path: Pa
     repo = fresh_repo(tmp_path)
     assert init(repo, "--github").exit_code == 0
     (repo / ".github" / "CODEOWNERS").write_text("* @erin\n")
-    later = init(repo, "--github", "--action", f"acme/parkbot/actions/parkbot@{SHA}")
+    later = init(repo, "--github", "--action", f"acme/parkbot/actions/parkbot@{SHA}", "--action-version", "v0.1.0")
     assert later.exit_code == 0, later.output
     assert done(later)[".github/parkbot.yml"] == "updated"
     assert parse_config((repo / ".github" / "parkbot.yml").read_text()).owners.default == "erin"
     for name in GITHUB_WORKFLOWS:
         workflow = (repo / ".github" / "workflows" / name).read_text()
-        assert f"uses: acme/parkbot/actions/parkbot@{SHA}\n" in workflow, name
+        assert f"uses: acme/parkbot/actions/parkbot@{SHA} # v0.1.0\n" in workflow, name  # what Dependabot reads
         assert "OWNER/REPO" not in workflow, name
     assert "warning" not in later.stdout
 
@@ -143,6 +143,12 @@ def test_github_mode_without_a_pinned_action_says_what_to_replace(tmp_path: Path
     assert "GITHUB_TOKEN" in result.stdout  # why no label was created
     tag = init(repo, "--github", "--action", "acme/parkbot/actions/parkbot@v0")
     assert "is not pinned to a full commit sha" in tag.stdout
+    unnamed = init(repo, "--github", "--action", f"acme/parkbot/actions/parkbot@{SHA}")
+    assert "give --action-version" in unnamed.stdout
+    lone = init(repo, "--github", "--action-version", "v0.1.0")
+    assert (lone.exit_code, "give --action as well" in lone.stderr) == (2, True)
+    bad = init(repo, "--github", "--action", f"acme/parkbot/actions/parkbot@{SHA}", "--action-version", "0.1 # x")
+    assert (bad.exit_code, "not a release tag" in bad.stderr) == (2, True)
 
 
 @pytest.mark.parametrize("action", ["acme/parkbot@main\nrun: x", "not an action", "a/b@x y"])

@@ -140,7 +140,10 @@ PIN_DOCS = [
     *sorted((ROOT / "docs").rglob("*.md")),
     *sorted((ROOT / "docs" / "workflows").glob("*.yml")),
 ]
-ACTION_USE = re.compile(r"OWNER/REPO/actions/parkbot@(?P<ref><[^>]+>|\S+)(?:\s*#\s*(?P<comment>.*))?")
+#: A use of the action; the release after a sha pin is a comment (`# v0.1.0`), or parkbot init's --action-version.
+ACTION_USE = re.compile(
+    r"OWNER/REPO/actions/parkbot@(?P<ref><[^>]+>|\S+)(?:\s*(?:#|--action-version)\s*(?P<comment>.*))?"
+)
 
 
 def test_the_docs_pin_a_full_sha_with_a_release_or_name_the_major_tag_of_this_version() -> None:
@@ -154,7 +157,7 @@ def test_the_docs_pin_a_full_sha_with_a_release_or_name_the_major_tag_of_this_ve
             where = f"{path.relative_to(ROOT)}: {match.group(0)}"
             if re.fullmatch(r"[0-9a-f]{40}|<full commit sha>|<sha>", ref):
                 version = re.match(r"v(\d+\.\d+\.\d+)", comment)
-                assert version, f"{where}: a sha pin says its release in a comment (# v0.1.0)"
+                assert version, f"{where}: a sha pin says its release in a comment (# v0.1.0) or --action-version"
                 assert version.group(1) in released, f"{where}: {version.group(1)} is not a release in CHANGELOG.md"
             else:
                 assert ref == major, f"{where}: the moving tag of {parkbot.__version__} is {major}"

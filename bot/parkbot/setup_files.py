@@ -41,6 +41,8 @@ TEMPLATE_ACTION = re.compile(r"^(?P<indent>\s*- )uses: OWNER/REPO/actions/parkbo
 #: What ``--action`` may be: ``owner/repo[/path]@ref``, nothing a YAML line could misread.
 ACTION_REF = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_./-]+)?@[A-Za-z0-9_.-]+$")
 FULL_SHA = re.compile(r"@[0-9a-f]{40}$")
+#: A release tag, as the comment after a sha pin names it (what Dependabot and Renovate read).
+RELEASE_TAG = re.compile(r"^v\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?$")
 
 _TOKEN = "@@fingerprint@@"  # noqa: S105 - a placeholder in a file, not a secret
 _FINGERPRINT = re.compile(r"fingerprint ([0-9a-f]{12})")
@@ -169,12 +171,17 @@ def workflow_text(name: str, action: str | None) -> str:
     return _fingerprinted(f"# {MARK}\n#\n{body}\n")
 
 
-def check_action(action: str) -> str:
+def check_action(action: str, release: str | None) -> str:
+    """The ``uses:`` value for ``--action`` and ``--action-version``: the reference, and the release as a comment."""
     if not ACTION_REF.match(action):
         raise InvalidInput(
             f"--action {action!r} is not an action reference: give OWNER/REPO/actions/parkbot@<full commit sha>"
         )
-    return action
+    if release is None:
+        return action
+    if not RELEASE_TAG.match(release):
+        raise InvalidInput(f"--action-version {release!r} is not a release tag such as v0.1.0")
+    return f"{action} # {release}"
 
 
 def plan(top: Path, mode: Mode, action: str | None) -> list[Planned]:

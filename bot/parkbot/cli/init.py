@@ -109,10 +109,16 @@ def _text(data: dict[str, Any]) -> str:
     help="The parkbot action the workflows use, pinned: OWNER/REPO/actions/parkbot@<full commit sha> "
     "(default: a placeholder to replace; see docs/github-actions.md).",
 )
+@click.option(
+    "--action-version",
+    "release",
+    default=None,
+    help="The release that commit is (v0.1.0), written as a comment after the pin for Dependabot and Renovate.",
+)
 @click.option("--force", is_flag=True, help="Replace files you changed since parkbot init wrote them.")
 @click.option("--repo", default=".", show_default=True, type=click.Path(file_okay=False), help="The repository.")
 @json_option
-def init(mode: str, action: str | None, force: bool, repo: str, as_json: bool) -> None:
+def init(mode: str, action: str | None, release: str | None, force: bool, repo: str, as_json: bool) -> None:
     """Set a repository up for parkbot: its configuration, workflows and labels; safe to run again.
 
     Writes .github/parkbot.yml (the owner of * in CODEOWNERS as the default owner, with comments, and
@@ -125,14 +131,17 @@ def init(mode: str, action: str | None, force: bool, repo: str, as_json: bool) -
     \b
     Example:
       parkbot init                                   # the embedded git backlog
-      GITHUB_TOKEN=... parkbot init --github --action acme/parkbot/actions/parkbot@<sha>
+      GITHUB_TOKEN=... parkbot init --github \\
+          --action OWNER/REPO/actions/parkbot@<full commit sha> --action-version v0.1.0
     """
     from parkbot.setup_files import FULL_SHA, check_action, plan, write
 
     try:
         top = _top(repo)
+        if release is not None and action is None:
+            raise InvalidInput("--action-version names the release of --action: give --action as well")
         if action is not None:
-            action = check_action(action)
+            action = check_action(action, release)
         github = mode == "github"
         written = write(top, plan(top, "github" if github else "git", action), force=force)
         labels, labels_note = _labels(top) if github else ([], None)
@@ -144,8 +153,10 @@ def init(mode: str, action: str | None, force: bool, repo: str, as_json: bool) -
             "the workflows use OWNER/REPO/actions/parkbot@v0: run parkbot init --github --action "
             "OWNER/REPO/actions/parkbot@<full commit sha> (docs/github-actions.md#pinning-the-action)"
         )
-    elif action is not None and not FULL_SHA.search(action):
+    elif action is not None and not FULL_SHA.search(action.split(" #", 1)[0]):
         warnings.append(f"{action} is not pinned to a full commit sha: a tag can move (docs/github-actions.md)")
+    elif action is not None and release is None:
+        warnings.append("give --action-version (the release of that commit): update tools read it from the comment")
     files = [{"path": w.path, "action": w.action} for w in written]
     changed = any(f["action"] in ("created", "updated", "replaced") for f in files) or any(
         label["action"] == "created" for label in labels

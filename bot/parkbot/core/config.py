@@ -7,7 +7,6 @@ git user locally), which the backends pass in as ``fallback_owner``.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -278,6 +277,8 @@ def known_keys(path: tuple[Any, ...]) -> list[str]:
 
 
 def _unknown_setting(loc: tuple[Any, ...]) -> str:
+    import difflib  # only for a configuration with a mistake: commands on a valid one never load it
+
     close = difflib.get_close_matches(str(loc[-1]), known_keys(loc[:-1]), n=1, cutoff=0.6)
     hint = f"; did you mean {'.'.join(str(p) for p in (*loc[:-1], close[0]))}?" if close else ""
     return f"unknown setting{hint} (see docs/configuration.md)"
