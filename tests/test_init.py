@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import click
 import git
 import jsonschema
 import pytest
@@ -231,3 +232,32 @@ def test_a_github_failure_while_creating_labels_is_exit_4(tmp_path: Path, github
     result = init(repo, "--github", env=env)
     assert result.exit_code == 4, result.output
     assert "Traceback" not in result.output
+
+
+# --- parkbot doctor, where this parkbot has it ----------------------------------------------------------
+
+
+@click.command(name="doctor")
+@click.option("--repo")
+@click.option("--backend")
+def fake_doctor(repo: str, backend: str | None) -> None:
+    """Stands in for parkbot doctor: says it ran, and with what."""
+    click.echo(f"DOCTOR RAN repo={Path(repo).name} backend={backend}")
+    raise SystemExit(1)  # a finding: init's own outcome stands
+
+
+def test_init_ends_with_parkbot_doctor_when_it_is_registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from parkbot import cli as cli_module
+
+    repo = fresh_repo(tmp_path)
+    without = init(repo)
+    assert "DOCTOR" not in without.stdout
+    monkeypatch.setitem(cli_module.COMMANDS, "doctor", ("tests.test_init", "fake_doctor", "Check the setup."))
+    monkeypatch.delitem(cli.commands, "doctor", raising=False)
+    try:
+        result = init(repo, "--github")
+    finally:
+        cli.commands.pop("doctor", None)
+    assert result.exit_code == 0, result.output
+    advice = result.stdout.index("require the status check parkbot/decisions")
+    assert result.stdout.index("DOCTOR RAN repo=repo backend=github") > advice  # init ends with it

@@ -106,8 +106,8 @@ def _text(data: dict[str, Any]) -> str:
 @click.option(
     "--action",
     default=None,
-    help="The parkbot action the workflows use, pinned: OWNER/REPO/actions/parkbot@<full commit sha> "
-    "(default: a placeholder to replace; see docs/github-actions.md).",
+    help="The parkbot action the workflows use, as `uses:` names it, pinned to a full commit sha (see the "
+    "example; default: a placeholder to replace, see docs/github-actions.md).",
 )
 @click.option(
     "--action-version",
