@@ -79,6 +79,15 @@ def test_init_twice_in_a_fresh_repository_the_second_run_changes_nothing(tmp_pat
     assert (check.exit_code, "alice" in check.stdout) == (0, True)
 
 
+@pytest.mark.parametrize("owner", ["no", "1234", "@acme/leads", "dana@example.com", "o'neil"])
+def test_an_owner_from_codeowners_reads_back_as_written(tmp_path: Path, owner: str) -> None:
+    repo = fresh_repo(tmp_path, codeowners=f"* {owner if '@' in owner else '@' + owner}\n")
+    assert init(repo).exit_code == 0
+    text = (repo / ".github" / "parkbot.yml").read_text()
+    assert parse_config(text).owners.default == owner
+    assert yaml.safe_load(text)["owners"]["default"] == owner  # YAML 1.1 tools read the same
+
+
 def test_without_codeowners_the_default_owner_is_left_to_parkbot_and_said(tmp_path: Path) -> None:
     repo = fresh_repo(tmp_path)
     assert init(repo).exit_code == 0

@@ -116,9 +116,14 @@ def read_codeowners(top: Path) -> Owners:
     return Owners(None, None, ())
 
 
+#: Plain words YAML tools may read as something other than text.
+_NOT_TEXT = frozenset({"y", "yes", "n", "no", "on", "off", "true", "false", "null", "~"})
+
+
 def _yaml_text(value: str) -> str:
-    """A scalar as YAML that reads back as this text (JSON strings are YAML)."""
-    return json.dumps(value) if not re.fullmatch(r"[A-Za-z0-9_.@+-]+", value) else value
+    """A scalar as YAML that reads back as this text, in any YAML tool (JSON strings are YAML)."""
+    plain = re.fullmatch(r"[A-Za-z][A-Za-z0-9_.@+-]*", value) and value.lower() not in _NOT_TEXT
+    return value if plain else json.dumps(value)
 
 
 def config_text(mode: Mode, owners: Owners) -> str:
