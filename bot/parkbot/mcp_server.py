@@ -64,6 +64,10 @@ class ShowArgs(_Args):
     id: str = _decision_id()
 
 
+#: How many decisions ``list`` returns unless asked for more: an agent's context is not a database.
+LIST_LIMIT = 100
+
+
 class ListArgs(_Args):
     state: Literal["open", "resolved", "abandoned", "all"] | None = Field(
         default=None, description="Which decisions (default: open; with answered_since, every answered one)."
@@ -80,6 +84,20 @@ class ListArgs(_Args):
         description="planner: the questions waiting for the planner (its work list); review: planner answers "
         "their owners have not reviewed yet.",
     )
+    limit: int = Field(
+        default=LIST_LIMIT,
+        ge=1,
+        le=100_000,
+        description="At most this many decisions, the first in the listed order; truncated says when more matched.",
+    )
+
+
+class ListedDecisions(DecisionList):
+    """``list``'s result over MCP: the command's list, cut at ``limit``, saying when it was cut."""
+
+    truncated: bool = Field(description="Whether more decisions matched than limit; narrow the query or raise limit.")
+    total: int = Field(description="How many decisions matched; count is how many are returned.")
+    note: str | None = Field(default=None, description="What was left out and how to see it, when truncated.")
 
 
 class CiteArgs(_Args):
@@ -128,6 +146,7 @@ class Tool:
     input_schema: Callable[[], dict[str, Any]]
     output: Any
     call: Callable[[_Backlog, dict[str, Any]], Any]
+    annotations: types.ToolAnnotations
 
 
 class _Backlog:
@@ -190,6 +209,14 @@ def _park(backlog: _Backlog, arguments: dict[str, Any]) -> Any:
     return backlog.run(lambda b: b.park(arguments["result"]))
 
 
+#: The MCP specification's behaviour hints (clients may use them to skip confirmations): a tool that
+#: only reads; one that writes but never deletes or overwrites what someone else recorded, and does
+#: nothing more when called again with the same arguments (filing the same result updates the same
+#: decision; the gate republishes the same verdict on GitHub).
+READS = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+WRITES_IDEMPOTENTLY = types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
+
+
 def _schema_of(model: type[BaseModel]) -> Callable[[], dict[str, Any]]:
     return lambda: model.model_json_schema()
 
@@ -215,6 +242,7 @@ TOOLS: dict[str, Tool] = {
             _park_schema,
             (Filed, Inventory),
             _park,
+            WRITES_IDEMPOTENTLY,
         ),
         Tool(
             "show",
@@ -222,14 +250,17 @@ TOOLS: dict[str, Tool] = {
             _schema_of(ShowArgs),
             (DecisionView,),
             lambda b, a: b.run(lambda backlog: backlog.show(_args(ShowArgs, a).id)),
+            READS,
         ),
         Tool(
             "list",
             "Decisions, oldest first; with answered_since, those answered since then, in the order they were "
-            "answered (the work that can continue).",
+            f"answered (the work that can continue). At most limit (default {LIST_LIMIT}); truncated says when "
+            "more matched.",
             _schema_of(ListArgs),
-            (DecisionList,),
+            (ListedDecisions,),
             lambda b, a: _list(b, _args(ListArgs, a)),
+            READS,
         ),
         Tool(
             "gate",
@@ -237,6 +268,7 @@ TOOLS: dict[str, Tool] = {
             _schema_of(GateArgs),
             (GateReport,),
             lambda b, a: _gate(b, _args(GateArgs, a)),
+            WRITES_IDEMPOTENTLY,
         ),
         Tool(
             "wait",
@@ -245,6 +277,7 @@ TOOLS: dict[str, Tool] = {
             _schema_of(WaitArgs),
             (ResumeContext,),
             lambda b, a: _wait(b, _args(WaitArgs, a)),
+            READS,
         ),
         Tool(
             "resume",
@@ -253,6 +286,7 @@ TOOLS: dict[str, Tool] = {
             _schema_of(ResumeArgs),
             (ResumeContext,),
             lambda b, a: b.run(lambda backlog: backlog.resume(_args(ResumeArgs, a).id)),
+            READS,
         ),
         Tool(
             "schema",
@@ -260,6 +294,7 @@ TOOLS: dict[str, Tool] = {
             _schema_of(SchemaArgs),
             None,
             lambda b, a: (_args(SchemaArgs, a), result_json_schema())[1],
+            READS,
         ),
         Tool(
             "cite",
@@ -269,6 +304,7 @@ TOOLS: dict[str, Tool] = {
             _schema_of(CiteArgs),
             (Cited, Requested),
             lambda b, a: _cite(b, _args(CiteArgs, a)),
+            WRITES_IDEMPOTENTLY,
         ),
         Tool(
             "pass",
@@ -276,13 +312,14 @@ TOOLS: dict[str, Tool] = {
             _schema_of(PassArgs),
             (Filed, Requested),
             lambda b, a: _pass(b, _args(PassArgs, a)),
+            WRITES_IDEMPOTENTLY,
         ),
     ]
 }
 
 
-def _list(backlog: _Backlog, args: ListArgs) -> DecisionList:
-    return backlog.run(  # type: ignore[no-any-return]
+def _list(backlog: _Backlog, args: ListArgs) -> ListedDecisions:
+    listed: DecisionList = backlog.run(
         lambda b: b.list(
             args.state,
             owner=args.owner,
@@ -291,6 +328,15 @@ def _list(backlog: _Backlog, args: ListArgs) -> DecisionList:
             awaiting=args.awaiting,
         )
     )
+    kept = listed.decisions[: args.limit]
+    truncated = len(kept) < listed.count
+    note = None
+    if truncated:
+        note = (
+            f"showing the first {len(kept)} of {listed.count} decisions; narrow the query (state, owner, origin, "
+            "answered_since) or raise limit to see the rest"
+        )
+    return ListedDecisions(decisions=kept, count=len(kept), total=listed.count, truncated=truncated, note=note)
 
 
 def _cite(backlog: _Backlog, args: CiteArgs) -> Cited | Requested:
@@ -317,7 +363,11 @@ def _listing() -> list[types.Tool]:
         output = None if tool.output is None else _output(*tool.output)
         listed.append(
             types.Tool(
-                name=tool.name, description=tool.description, input_schema=tool.input_schema(), output_schema=output
+                name=tool.name,
+                description=tool.description,
+                input_schema=tool.input_schema(),
+                output_schema=output,
+                annotations=tool.annotations,
             )
         )
     return listed

@@ -117,6 +117,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Print the instructions to give an agent: when to ask, the result JSON, the limits, waiting.",
     ),
     "mcp": ("parkbot.cli.mcp", "mcp", "Serve parkbot to agents over the Model Context Protocol (stdio)."),
+    "init": (
+        "parkbot.cli.init",
+        "init",
+        "Set a repository up for parkbot: its configuration, workflows and labels; safe to run again.",
+    ),
+    "completion": (
+        "parkbot.cli.completion",
+        "completion",
+        "Print the shell completion script for bash, zsh or fish.",
+    ),
     "config": (
         "parkbot.cli.config",
         "config_group",
