@@ -9,6 +9,7 @@ exactly the same rules and the rules are tested without either.
 | same id, same title                | updated in place (``updated``/``unchanged``), never twice    |
 | same id, different title           | refused (identity collision), nothing written               |
 | same id, already resolved          | refused: a resolved decision stays resolved                 |
+| same id, ``blocking`` lowered       | refused (``blocking_lowered``): blocking only goes up        |
 | owner answers                      | record -> point dependents -> clear blocking -> close       |
 | a step fails midway                | stays open; the same answer again completes the rest        |
 | a different answer after one       | refused, quoting the recorded answer                        |
@@ -165,11 +166,30 @@ def _file_once(tracker: Tracker, config: Config, incoming: Decision, now: dateti
             "resolved. File a new question under another key if the situation changed.",
             reason="resolved",
         )
+    lowered = blocking_lowered(existing, incoming)
+    if lowered is not None:
+        raise lowered
     merged = merge_refiling(existing, incoming, now)
     changed = merged.content_key() != existing.content_key() or existing.state != "open"
     location = tracker.update(merged) if changed else tracker.location(existing)
     gates = _block(tracker, merged)
     return ParkOutcome(merged, "updated" if changed else "unchanged", location, gates)
+
+
+def blocking_lowered(existing: Decision, incoming: Decision) -> Refused | None:
+    """Blocking only goes up: a re-filing may make a question blocking, never optional again.
+
+    Otherwise the agent whose work waits for the answer could unblock its own dependents by re-filing
+    its question with ``blocking: false``. ``existing`` is the decision as verified (with signed answers an
+    unproven ``blocking: false`` already reads as blocking).
+    """
+    if existing.kind != "decision" or not existing.blocking or incoming.blocking:
+        return None
+    return Refused(
+        f"decision {incoming.id} is blocking, and a re-filing may not lower it to blocking: false (its dependents "
+        "wait for an owner's answer). Re-file it with blocking: true, or ask the owner to answer it.",
+        reason="blocking_lowered",
+    )
 
 
 def _block(tracker: Tracker, decision: Decision) -> list[GateResult]:

@@ -712,10 +712,32 @@ class Decision(BaseModel):
     #: Why parts of the stored record carry no authority, as the backend or the core found them
     #: (edited by someone else, an unverified answer). Never stored: set on every read.
     _problems: tuple[str, ...] = PrivateAttr(default=())
+    #: Who vouched for ``blocking: false`` (a signed filing), where the backend proves records. Never stored.
+    _blocking_proof: Proof | None = PrivateAttr(default=None)
 
     @property
     def problems(self) -> tuple[str, ...]:
         return self._problems
+
+    @property
+    def blocking_proof(self) -> Proof | None:
+        return self._blocking_proof
+
+    def with_blocking_proof(self, proof: Proof | None) -> Self:
+        copy = self.model_copy()
+        copy._blocking_proof = proof
+        return copy
+
+    def content_digest(self) -> str:
+        """A digest of what the owner reads before answering: the question and its options (ids and labels).
+
+        An answer records the digest it was given against, so an answer never binds to options rewritten
+        after the owner read them.
+        """
+        import hashlib
+
+        parts = [self.question, *(f"{o.id}\0{o.label}" for o in self.options), str(self.allow_free_text)]
+        return hashlib.sha256("\0\0".join(parts).encode("utf-8")).hexdigest()[:16]
 
     def with_problems(self, problems: tuple[str, ...] | list[str]) -> Self:
         copy = self.model_copy()

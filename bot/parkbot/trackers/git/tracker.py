@@ -60,7 +60,7 @@ from parkbot.trackers.git.process import NotARepository, RepositoryPaths, find_r
 from parkbot.trackers.git.proofs import Prover
 from parkbot.trackers.git.refs import check_backlog_ref
 from parkbot.trackers.git.repository import BacklogRepository, Change
-from parkbot.trackers.git.signatures import Verifier, fingerprint, record_trailer
+from parkbot.trackers.git.signatures import Verifier, fingerprint, nonblocking_trailer, record_trailer
 from parkbot.trackers.git.sync import Syncer
 from parkbot.trackers.git.view import BacklogEdit, BacklogView
 
@@ -413,6 +413,20 @@ class GitTracker:
 
     # -- writing --------------------------------------------------------------------------------------
 
+    @staticmethod
+    def _optional_trailers(decision: Decision) -> list[str]:
+        """A filing that says ``blocking: false`` names that claim, so a signed commit can vouch for it."""
+        optional = decision.kind == "decision" and not decision.blocking and decision.state == "open"
+        return [nonblocking_trailer(decision)] if optional else []
+
+    def _vouch_optional(self, decision: Decision) -> bool:
+        """Sign a filing of ``blocking: false`` when answers must be signed and the filer has a signing key.
+
+        Without a key the filing is still written, unsigned, and the question reads as blocking (an
+        agent that may block nothing cannot be told from one that lowered its own question).
+        """
+        return bool(self._optional_trailers(decision)) and self.prover.active and self.backlog.settings().signing_key is not None
+
     def _tip(self, edit: BacklogEdit) -> str | None:
         return edit.snapshot.commit
 
@@ -436,7 +450,9 @@ class GitTracker:
             edit.add_edges(decision.id, decision.dependents)
             edit.append_log(log)
             return Change(
-                f"park: created {decision.id}\n\n{_one_line(decision.title, 200)}", [f"Parkbot-Decision: {decision.id}"]
+                f"park: created {decision.id}\n\n{_one_line(decision.title, 200)}",
+                [f"Parkbot-Decision: {decision.id}", *self._optional_trailers(decision)],
+                signed=self._vouch_optional(decision),
             )
 
         self.backlog.mutate(change)
@@ -456,8 +472,8 @@ class GitTracker:
             hops = _new_hops(decision, self.prover.standing_escalations(stored, self._tip(edit)) if stored else [])
             overridden = stored is not None and len(decision.overrides) > len(stored.overrides)
             records = [record_trailer("escalation", decision.id, hop) for hop in hops]
-            trailers = [f"Parkbot-Decision: {decision.id}", *records]
-            signed = bool(hops) or overridden
+            trailers = [f"Parkbot-Decision: {decision.id}", *records, *self._optional_trailers(merged)]
+            signed = bool(hops) or overridden or self._vouch_optional(merged)
             if stored is not None and hops:
                 hop = hops[-1]
                 verb = "return" if hop.kind == "return" else "escalate"
