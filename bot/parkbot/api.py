@@ -701,9 +701,8 @@ class Backlog:
         return PrintedList([row for _, row, _ in found], [item for _, _, item in found] if as_json else [], empty)
 
     def _listed(self, query: _ListQuery) -> Iterator[Decision]:
-        tracker, config = self.tracker, self.config
-        stored = tracker.iter_decisions(None if query.state == "all" else query.state)
-        return (d for d in (lifecycle.verify(tracker, config, d) for d in stored) if query.matches(d))
+        state = None if query.state == "all" else query.state
+        return (d for d in lifecycle.decisions(self.tracker, self.config, state) if query.matches(d))
 
     def _nothing_listed(self, query: _ListQuery) -> str:
         tracker = self.tracker

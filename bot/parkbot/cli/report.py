@@ -11,6 +11,7 @@ import click
 
 from parkbot.cli.common import State, backend_options, whole_scan
 from parkbot.cli.params import MomentType
+from parkbot.core import lifecycle
 from parkbot.core.durations import moment
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import LogEntry, utcnow
@@ -82,7 +83,7 @@ def report(state: State, since: datetime, fmt: str | None, output: str | None) -
     elif state.as_json and fmt != "json":
         raise InvalidInput(f"--json asks for JSON but --format is {fmt}; give one of them")
     tracker = state.backend.tracker
-    decisions = with_progress(tracker.iter_decisions(), "Reading decisions")
+    decisions = with_progress(lifecycle.decisions(tracker, state.backend.config), "Reading decisions")
     with whole_scan():
         text = run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url)
     if output is None:

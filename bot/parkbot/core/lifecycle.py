@@ -18,6 +18,7 @@ exactly the same rules and the rules are tested without either.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -32,6 +33,7 @@ from parkbot.core.models import (
     Answer,
     AnswerKind,
     Decision,
+    DecisionState,
     DoneWithAssumptions,
     Escalation,
     LogEntry,
@@ -263,6 +265,20 @@ def recorded_answer(tracker: Tracker, config: Config, decision: Decision) -> Ans
 def verify(tracker: Tracker, config: Config, decision: Decision) -> Decision:
     """A decision as read, with only the authority its records prove (see :mod:`parkbot.core.authority`)."""
     return authority.verified(decision, config) if authority.requires_signatures(tracker, config) else decision
+
+
+def decisions(tracker: Tracker, config: Config, state: DecisionState | None = None) -> Iterator[Decision]:
+    """The decisions as the core sees them: each with only the authority its records prove, filtered by the
+    state it *reads* as. Every reader (``list``, ``report``, ``dashboard``, MCP, the API) goes through here,
+    so a record that carries no authority reads the same everywhere.
+
+    A backend with signed records yields, for ``open``, the decisions stored as resolved too (their
+    resolution may not count); the filter here keeps those that read as open.
+    """
+    for stored in tracker.iter_decisions(state):
+        decision = verify(tracker, config, stored)
+        if state is None or decision.state == state:
+            yield decision
 
 
 def _read(tracker: Tracker, config: Config, did: str) -> Decision | None:
