@@ -106,7 +106,7 @@ def test_a_new_question_records_what_the_agent_sent() -> None:
 
 
 def test_a_refiling_takes_every_new_field_of_the_question() -> None:
-    tracker = parked(dependents=["#7"])
+    tracker = parked(dependents=["#7"], blocking=False)  # optional: blocking only goes up
     outcome = refile(
         tracker,
         question="Refund all of it?",
@@ -126,7 +126,7 @@ def test_a_refiling_takes_every_new_field_of_the_question() -> None:
     assert stored.work_so_far == {"step": 2}
     assert stored.dependents == ["#7", "#8"]  # recorded edges are kept, new ones added after them
     assert (stored.created_at, stored.updated_at, stored.state) == (NOW, LATER, "open")
-    assert (outcome.action, outcome.location, outcome.gates) == ("updated", HERE, [])  # not blocking any more
+    assert (outcome.action, outcome.location, outcome.gates) == ("updated", HERE, [])  # an optional question blocks nothing
 
 
 def test_a_refiling_keeps_the_owner_the_history_and_a_run_it_does_not_name() -> None:

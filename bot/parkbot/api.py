@@ -198,7 +198,7 @@ class Resolved(_Located):
     """An answered decision or accepted review item: ``resolve``, ``accept``."""
 
     id: str
-    action: Literal["resolved", "completed", "unchanged"]
+    action: Literal["resolved", "completed", "unchanged", "confirmed"]
     state: Literal["resolved"] = "resolved"
     answer: Answer
     assumption: bool = Field(description="The answer is an explicit default: treat it as an assumption.")
@@ -438,6 +438,15 @@ class Synced(_Result):
         default_factory=list,
         description="Remote records kept but not counted: answers and escalations nobody can prove an owner gave.",
     )
+    conflicts: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Decisions two owners answered differently on two copies: the answer kept (the earlier) and "
+        "the other (kept in the history), each with value, kind, by and at. Exit code 3 when any.",
+    )
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.REFUSED if self.conflicts else ExitCode.OK
 
 
 # --- waiting -------------------------------------------------------------------------------
@@ -788,7 +797,12 @@ class Backlog:
         if not isinstance(tracker, Syncing):
             raise InvalidInput("sync shares the embedded git backlog; on GitHub the issues are already shared")
         result = tracker.sync(remote)
-        synced = Synced(remote=remote, action=result.action, ignored=list(result.ignored))
+        synced = Synced(
+            remote=remote,
+            action=result.action,
+            ignored=list(result.ignored),
+            conflicts=[c.as_dict() for c in result.conflicts],
+        )
         return synced._told(f"{self.config.backlog_ref} <-> {remote}: {result.summary()}")
 
     @staticmethod

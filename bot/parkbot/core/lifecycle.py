@@ -42,10 +42,19 @@ from parkbot.core.models import (
     utcnow,
 )
 from parkbot.core.policy import budget_refusal, find_precedent
-from parkbot.core.tracker import BacklogHints, DependentState, GateResult, Location, Pollable, PollToken, Tracker
+from parkbot.core.tracker import (
+    BacklogHints,
+    ConflictingAnswers,
+    DependentState,
+    GateResult,
+    Location,
+    Pollable,
+    PollToken,
+    Tracker,
+)
 
 ParkAction = Literal["created", "updated", "unchanged"]
-ResolveAction = Literal["resolved", "completed", "unchanged"]
+ResolveAction = Literal["resolved", "completed", "unchanged", "confirmed"]
 #: How the owner answered: ``decide`` names an option, ``answer`` gives text, ``default`` an assumption.
 Command = Literal["decide", "answer", "default", "auto"]
 
@@ -263,8 +272,19 @@ def recorded_answer(tracker: Tracker, config: Config, decision: Decision) -> Ans
 
 
 def verify(tracker: Tracker, config: Config, decision: Decision) -> Decision:
-    """A decision as read, with only the authority its records prove (see :mod:`parkbot.core.authority`)."""
-    return authority.verified(decision, config) if authority.requires_signatures(tracker, config) else decision
+    """A decision as read, with only the authority its records prove (see :mod:`parkbot.core.authority`), and
+    the answers that conflicted with the one that stands named in ``problems``."""
+    if authority.requires_signatures(tracker, config):
+        decision = authority.verified(decision, config)
+    if decision.conflicting_answers and decision.answer is not None:
+        named = [
+            f"conflicting answer {a.value!r} by {a.by} at {a.at.isoformat()} (given on another copy of the backlog, "
+            f"kept in its history); the earlier answer {decision.answer.value!r} stands until an owner confirms it "
+            "by giving it again"
+            for a in decision.conflicting_answers
+        ]
+        decision = decision.with_problems([*decision.problems, *named])
+    return decision
 
 
 def decisions(tracker: Tracker, config: Config, state: DecisionState | None = None) -> Iterator[Decision]:
@@ -379,16 +399,25 @@ def _resolve_once(
     now: datetime | None,
 ) -> ResolveOutcome:
     decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, source, now)
-    unchanged = _already_answered(tracker, decision, recorded)
+    unchanged = _already_answered(tracker, decision, recorded, answer)
     if unchanged is not None:
         return unchanged
     action: ResolveAction = "completed" if recorded else "resolved"
     return _complete(tracker, decision, recorded or answer, action, answer.at)
 
 
-def _already_answered(tracker: Tracker, decision: Decision, recorded: Answer | None) -> ResolveOutcome | None:
-    """Resolved stays resolved: the same answer again is ``unchanged`` (a different one was refused already)."""
+def _already_answered(
+    tracker: Tracker, decision: Decision, recorded: Answer | None, given: Answer | None = None
+) -> ResolveOutcome | None:
+    """Resolved stays resolved: the same answer again is ``unchanged`` (a different one was refused already),
+    or ``confirmed`` where it settles answers that conflicted with it (two owners on two copies)."""
     if decision.state == "resolved" and recorded is not None:
+        if decision.conflicting_answers and isinstance(tracker, ConflictingAnswers):
+            tracker.confirm_answer(decision, given or recorded)
+            settled = decision.with_conflicting_answers(()).with_problems(
+                [p for p in decision.problems if not p.startswith("conflicting answer")]
+            )
+            return ResolveOutcome(settled, "confirmed", recorded, tracker.location(decision))
         return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
     return None
 

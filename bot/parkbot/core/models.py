@@ -714,6 +714,8 @@ class Decision(BaseModel):
     _problems: tuple[str, ...] = PrivateAttr(default=())
     #: Who vouched for ``blocking: false`` (a signed filing), where the backend proves records. Never stored.
     _blocking_proof: Proof | None = PrivateAttr(default=None)
+    #: Answers owners gave on other clones that lost a sync to the earlier one, until an owner confirms it.
+    _conflicting: tuple[Answer, ...] = PrivateAttr(default=())
 
     @property
     def problems(self) -> tuple[str, ...]:
@@ -726,6 +728,15 @@ class Decision(BaseModel):
     def with_blocking_proof(self, proof: Proof | None) -> Self:
         copy = self.model_copy()
         copy._blocking_proof = proof
+        return copy
+
+    @property
+    def conflicting_answers(self) -> tuple[Answer, ...]:
+        return self._conflicting
+
+    def with_conflicting_answers(self, answers: tuple[Answer, ...] | list[Answer]) -> Self:
+        copy = self.model_copy()
+        copy._conflicting = tuple(answers)
         return copy
 
     def content_digest(self) -> str:

@@ -48,10 +48,12 @@ from parkbot.core.identity import SEPARATOR
 from parkbot.core.models import Answer, Decision, Escalation, LogEntry, utcnow
 from parkbot.core.tracker import DependentState, GateResult, Location, Role, SyncResult
 from parkbot.trackers.git.layout import (
+    CONFLICTS,
     DEFAULT_REF,
     ID_PATTERN,
     answer_path,
     check_id,
+    conflicts_path,
     decision_path,
     normalize_target,
     precedent_paths,
@@ -248,7 +250,13 @@ class GitTracker:
         return BacklogView(self.backlog.snapshot(), self.ref)
 
     def _prove(self, decisions: list[Decision], view: BacklogView) -> list[Decision]:
-        return self.prover.prove(decisions, view.snapshot.commit)
+        """Proofs on the records (with signed answers), and the answers that conflicted with a resolution."""
+        proven = self.prover.prove(decisions, view.snapshot.commit)
+        if not view.snapshot.listdir(CONFLICTS):
+            return proven
+        return [
+            d.with_conflicting_answers(view.conflicting_answers(d.id)) if d.state == "resolved" else d for d in proven
+        ]
 
     def find(self, decision_id: str) -> Decision | None:
         view = self._view()
@@ -613,6 +621,23 @@ class GitTracker:
             edit.put_decision(abandoned, stored)
             edit.append_log(log)
             return Change(f"abandon {decision.id}: {_one_line(reason, 120)}", [f"Parkbot-Decision: {decision.id}"])
+
+        self.backlog.mutate(change)
+
+    def confirm_answer(self, decision: Decision, answer: Answer) -> None:
+        """:class:`~parkbot.core.tracker.ConflictingAnswers`: an owner gave the standing answer again; the answers
+        that conflicted with it are settled (removed from the tree, kept in the history)."""
+
+        def change(edit: BacklogEdit) -> Change | None:
+            path = conflicts_path(decision.id)
+            if edit.tx.read(path) is None:
+                return None
+            edit.tx.delete(path)
+            return Change(
+                f"resolve {decision.id}: {answer.by} confirms the answer {_one_line(answer.value)!r}",
+                [f"Parkbot-Decision: {decision.id}", record_trailer("answer", decision.id, answer)],
+                signed=_needs_signature(answer),
+            )
 
         self.backlog.mutate(change)
 
