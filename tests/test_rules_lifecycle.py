@@ -741,6 +741,7 @@ def test_resolve_json_reports_the_answer_whether_it_is_an_assumption_and_the_gat
     assert code == 0
     answered_at = data["answer"].pop("at")
     assert answered_at.endswith("Z")
+    assert len(data["answer"].pop("digest")) == 16  # the question and options it was given against
     gate = {"target": "branch:agent/billing-42", "state": "open", "blocking": [], "resolved": [DID], "note": None}
     assert data == {
         "id": DID,

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from parkbot.core import authority
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
-from parkbot.core.errors import ConcurrentChange, InvalidInput, NotFound, Refused
+from parkbot.core.errors import ConcurrentChange, ContentChanged, InvalidInput, NotFound, Refused
 from parkbot.core.identity import check_decision_id
 from parkbot.core.identity import decision_id as derive_id
 from parkbot.core.models import (
@@ -131,6 +131,8 @@ def merge_refiling(existing: Decision, incoming: Decision, now: datetime) -> Dec
     )
     if merged.content_key() != existing.content_key() or existing.state != "open":
         merged = merged.model_copy(update={"updated_at": now})
+    if merged.content_digest() != existing.content_digest():
+        merged = merged.model_copy(update={"content_changed_at": now})
     return merged
 
 
@@ -181,6 +183,14 @@ def _file_once(tracker: Tracker, config: Config, incoming: Decision, now: dateti
     if lowered is not None:
         raise lowered
     merged = merge_refiling(existing, incoming, now)
+    if merged.content_digest() != existing.content_digest() and existing.kind == "decision":
+        pending = authority.recorded_answer(tracker, config, existing)
+        if pending is not None:
+            raise Refused(
+                f"decision {incoming.id} is being answered ({pending.value!r} by {pending.by}); a re-filing may not "
+                "change its question or options now. Re-file it unchanged, or file a new question under another key.",
+                reason="answer_pending",
+            )
     changed = merged.content_key() != existing.content_key() or existing.state != "open"
     location = tracker.update(merged) if changed else tracker.location(existing)
     gates = _block(tracker, merged)
@@ -373,15 +383,23 @@ def resolve(
     command: Command = "auto",
     source: str | None = None,
     now: datetime | None = None,
+    seen_at: datetime | None = None,
 ) -> ResolveOutcome:
     """Record an answer and run the four resolution steps; safe to run again after any failure.
+
+    ``seen_at`` is when the owner gave the answer as the backend vouches for it (GitHub: the comment's
+    ``created_at``): an answer given before the question or options last changed is refused, and the
+    answer records the digest of the text it was judged against (:meth:`Decision.content_digest`), which
+    the backend checks again when it records it.
 
     Another writer may record an answer between our read and our write; the backend then raises
     :class:`ConcurrentChange` and the rules are applied again to what it recorded.
     """
     for attempt in range(1, PARK_ATTEMPTS + 1):
         try:
-            return _resolve_once(tracker, config, decision_id, value, by, command, source, now)
+            return _resolve_once(tracker, config, decision_id, value, by, command, source, now, seen_at)
+        except ContentChanged as exc:
+            raise Refused(OPTIONS_CHANGED.format(id=decision_id, what="you read them"), reason=exc.reason) from exc
         except ConcurrentChange:
             if attempt == PARK_ATTEMPTS:
                 raise
@@ -397,13 +415,20 @@ def _resolve_once(
     command: Command,
     source: str | None,
     now: datetime | None,
+    seen_at: datetime | None = None,
 ) -> ResolveOutcome:
-    decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, source, now)
+    decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, source, now, seen_at)
     unchanged = _already_answered(tracker, decision, recorded, answer)
     if unchanged is not None:
         return unchanged
     action: ResolveAction = "completed" if recorded else "resolved"
     return _complete(tracker, decision, recorded or answer, action, answer.at)
+
+
+OPTIONS_CHANGED = (
+    "the options changed after {what}; answer again: the question or options of {id} were changed by a "
+    "re-filing after that, so the answer is not applied to text you did not read. Read them again, then answer."
+)
 
 
 def _already_answered(
@@ -431,9 +456,13 @@ def _judge_answer(
     command: Command,
     source: str | None,
     now: datetime | None,
+    seen_at: datetime | None = None,
 ) -> tuple[Decision, Answer, Answer | None]:
     """Every rule an answer must meet before anything is written: the decision, the answer, what is recorded."""
     decision = _load(tracker, config, decision_id)
+    changed = decision.content_changed_at
+    if seen_at is not None and changed is not None and seen_at < changed and decision.state == "open":
+        raise Refused(OPTIONS_CHANGED.format(id=decision.id, what="your comment"), reason="options_changed")
     if decision.state == "abandoned":
         raise Refused(
             f"decision {decision.id} was abandoned without an answer; re-file it to ask again", reason="abandoned"
@@ -442,7 +471,9 @@ def _judge_answer(
         raise InvalidInput(f"{decision.id} is a review item: /accept its assumptions, or /override <n> <text>")
     authority.authorize(tracker, config, decision, by)
     answer_value, kind = interpret_answer(decision, value, command)
-    answer = Answer(value=answer_value, kind=kind, by=by.login, at=now or utcnow(), source=source)
+    answer = Answer(
+        value=answer_value, kind=kind, by=by.login, at=now or utcnow(), source=source, digest=decision.content_digest()
+    )
     recorded = decision.answer if decision.state == "resolved" else authority.recorded_answer(tracker, config, decision)
     if recorded is not None and not recorded.same_answer(answer):
         raise Refused(

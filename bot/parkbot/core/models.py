@@ -603,6 +603,9 @@ class Answer(_Provable):
     at: datetime
     source: str | None = Field(default=None, description="The comment or command that gave the answer.")
     citation: Citation | None = None
+    digest: str | None = Field(
+        default=None, description="The question and options the answer was given against (Decision.content_digest)."
+    )
 
     @property
     def assumption(self) -> bool:
@@ -709,6 +712,9 @@ class Decision(BaseModel):
     overrides: list[Override] = Field(default_factory=list)
     created_at: datetime
     updated_at: datetime
+    #: When a re-filing last changed what the owner reads (question, options): an answer written before is
+    #: refused. None while the question is as first filed.
+    content_changed_at: datetime | None = None
     #: Why parts of the stored record carry no authority, as the backend or the core found them
     #: (edited by someone else, an unverified answer). Never stored: set on every read.
     _problems: tuple[str, ...] = PrivateAttr(default=())

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from parkbot.core.merge import AnswerConflict
@@ -373,6 +374,8 @@ class CommentRecord:
     body: str
     editor: str | None = None
     author_bot: bool = False
+    #: When the author wrote it, as the backend recorded it: an answer binds to the question as it was then.
+    created_at: datetime | None = None
 
 
 @runtime_checkable

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
-from parkbot.core.errors import ConcurrentChange, InvalidInput, NotFound
+from parkbot.core.errors import ConcurrentChange, ContentChanged, InvalidInput, NotFound
 from parkbot.core.identity import SEPARATOR
 from parkbot.core.models import Answer, Decision, Escalation, LogEntry, utcnow
 from parkbot.core.tracker import DependentState, GateResult, Location, Role, SyncResult
@@ -519,6 +519,8 @@ class GitTracker:
 
         def change(edit: BacklogEdit) -> Change | None:
             stored = self._require(edit, decision)
+            if answer.digest is not None and stored.state == "open" and stored.content_digest() != answer.digest:
+                raise ContentChanged(f"the question or options of {decision.id} changed while it was being answered")
             tip = self._tip(edit)
             recorded = [
                 a for a in (edit.answer(decision.id), stored.answer if stored.state == "resolved" else None) if a
