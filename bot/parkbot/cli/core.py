@@ -12,6 +12,7 @@ import click
 
 from parkbot.cli.common import State, backend_options, by_option, show, whole_scan
 from parkbot.cli.params import MomentType
+from parkbot.terminal import printable
 from parkbot.core.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -162,7 +163,7 @@ def list_(
     if state.as_json:
         echo_parts(printed.json_parts())
     else:
-        click.echo(printed.text())
+        click.echo(printable(printed.text()))
 
 
 def echo_parts(parts: Iterable[str], *, batch: int = 1 << 16) -> None:

@@ -17,6 +17,7 @@ from parkbot.core.errors import InvalidInput
 from parkbot.core.models import LogEntry, utcnow
 from parkbot.core.tracker import Tracker
 from parkbot.report import FORMATS, run_report
+from parkbot.terminal import printable
 
 T = TypeVar("T")
 
@@ -85,7 +86,7 @@ def report(state: State, since: datetime, fmt: str | None, output: str | None) -
     tracker = state.backend.tracker
     decisions = with_progress(lifecycle.decisions(tracker, state.backend.config), "Reading decisions")
     with whole_scan():
-        text = run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url)
+        text = printable(run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url))
     if output is None:
         click.echo(text, nl=False)
         return
