@@ -29,7 +29,7 @@ from tests.memory_tracker import MemoryTracker
 DID = "billing-42-decision-refund"
 REVIEW = "billing-42-decision-assumptions"
 LATER = NOW + timedelta(hours=1)
-CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol", "carol": "dana"})
+CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol", "carol": "dana"}, requesters=["erin"])
 HERE = Location(backend="memory", path=DID)
 
 
@@ -604,16 +604,16 @@ def test_overrides_are_taken_only_while_the_review_is_open_and_name_the_assumpti
 
 def test_the_help_lists_each_command_the_owner_can_give() -> None:
     question = parked(allow_free_text=True, requester="erin").find(DID)
-    assert lifecycle.help_text(question) == [
+    assert lifecycle.help_text(question, CONFIG) == [
         ("/decide remaining_three", "412.00"),
         ("/decide full_original", "690.00"),
         ("/answer <your answer>", "answer in words"),
         ("/default remaining_three", "the same, recorded as an explicit assumption"),
         ("/escalate", "pass the question one level up the hierarchy"),
-        ("/return", "hand it back to erin, who started the run"),
+        ("/return", "hand it back to erin (stated by the agent), who started the run"),
     ]
     review = reviewed().find(REVIEW)
-    assert lifecycle.help_text(review) == [
+    assert lifecycle.help_text(review, CONFIG) == [
         ("/accept", "accept every stated assumption"),
         ("/override 1 <what it should be>", "EUR"),
         ("/override 2 <what it should be>", "net of tax"),

@@ -279,6 +279,8 @@ class DecisionView(DecisionItem):
 
     def text(self) -> str:
         lines = [f"{self.id}  [{self.state}]  {self.title}", f"owner: {' -> '.join(self.owners_chain)}"]
+        if self.requester:
+            lines.append(f"requester: {self.requester} (stated by the agent)")
         lines.append(f"question: {self.question}")
         for option in self.options:
             mark = "  (agent's guess)" if option.id == self.guess else ""

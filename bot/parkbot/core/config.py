@@ -120,6 +120,11 @@ class Config(_Section):
         default="none", description="Let collaborators with at least this permission resolve any decision."
     )
     closed_without_answer: Literal["reopen", "abandon"] = "reopen"
+    requesters: list[str] = Field(
+        default_factory=list,
+        description="Who may be the requester of an interactive run: /return hands a question to the requester "
+        "the agent names only when it is one of these (none: /return is refused).",
+    )
     agent_branches: list[str] = Field(default_factory=lambda: ["agent/**"])
     paths: Paths = Field(default_factory=Paths)
     backlog_ref: str = "refs/parkbot/backlog"
@@ -131,6 +136,10 @@ class Config(_Section):
         "only records written by this login are trusted.",
     )
     github: GitHubOptions = Field(default_factory=GitHubOptions)
+
+    def may_request(self, who: str | None) -> bool:
+        """Whether ``who`` (what an agent stated as its run's requester) may be handed a question."""
+        return who is not None and who.strip().casefold() in {r.strip().casefold() for r in self.requesters}
 
     @field_validator("hierarchy")
     @classmethod

@@ -357,7 +357,7 @@ def _closest(decision: Decision, typed: str) -> str:
     return f"did you mean {meant!r}? "
 
 
-def help_text(decision: Decision) -> list[tuple[str, str]]:
+def help_text(decision: Decision, config: Config) -> list[tuple[str, str]]:
     """What the owner can type on this decision: (command, what it does), in the order to try them."""
     if decision.kind == "review":
         rows = [("/accept", "accept every stated assumption")]
@@ -368,8 +368,8 @@ def help_text(decision: Decision) -> list[tuple[str, str]]:
         rows.append(("/answer <your answer>", "answer in words"))
     rows += [(f"/default {o.id}", "the same, recorded as an explicit assumption") for o in decision.options[:1]]
     rows.append(("/escalate", "pass the question one level up the hierarchy"))
-    if decision.requester:
-        rows.append(("/return", f"hand it back to {decision.requester}, who started the run"))
+    if decision.requester and config.may_request(decision.requester):
+        rows.append(("/return", f"hand it back to {decision.requester} (stated by the agent), who started the run"))
     return rows
 
 
@@ -633,6 +633,13 @@ def return_to_requester(
             f"{decision.id} came from a run that is not interactive (no requester): answer it, escalate it, "
             "or answer with an explicit default",
             reason="not_interactive",
+        )
+    if not config.may_request(decision.requester):
+        raise Refused(
+            f"the agent stated {decision.requester!r} as the requester of {decision.id}'s run, but the configuration "
+            "does not name them among the requesters (`requesters:` in .github/parkbot.yml), so the question cannot "
+            "be handed to them: answer it, escalate it, or answer with an explicit default",
+            reason="requester_not_allowed",
         )
     owner = authority.current_owner(decision, config)
     hop = Escalation(kind="return", from_owner=owner, to_owner=decision.requester, by=by.login, at=now or utcnow())

@@ -216,7 +216,7 @@ def _run(
         return CommandResult(action, "ok", command, did, text, replied=True, outcome=outcome)
 
     if command.name == "help":
-        rows = lifecycle.help_text(decision)
+        rows = lifecycle.help_text(decision, config)
         table = "\n".join(f"| {code_span(typed)} | {table_cell(meaning)} |" for typed, meaning in rows)
         text = (
             f"What you can type on {code_span(did)} (a new comment, the command at the start of a line):\n\n"
