@@ -228,6 +228,10 @@ def sync(state: State, remote: str) -> None:
     with a lease, retrying if someone pushed meanwhile. Plain `git push origin refs/parkbot/backlog`
     works too when only one machine writes.
 
+    No answer is lost: when two machines answered a decision differently, the earlier answer stands,
+    the other is listed under "conflicts" (exit 3) and kept in the history, and `parkbot show` names
+    it until an owner confirms the answer that stands by giving it again.
+
     \b
     Example:
       parkbot sync --remote origin        # prints up-to-date, fetched, pushed or merged
