@@ -12,13 +12,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from parkbot.core.config import Config
 from parkbot.core.models import Decision
 from parkbot.trackers.git import GitTracker
 from parkbot.trackers.git.repository import Change
 from parkbot.trackers.git.view import BacklogEdit
 from tests.git_helpers import needs_input, run_git
-from tests.test_git_signing import DID, World, ok, owner_parks, parkbot, world  # noqa: F401 (fixture)
+from tests.test_git_signing import DID, World, make_world, ok, owner_parks, parkbot
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+    return make_world(tmp_path, monkeypatch)
 
 
 def forge(clone: Path, **changes: Any) -> None:

@@ -17,7 +17,13 @@ from parkbot.core.merge import Version, merge_versions
 from parkbot.core.models import Answer
 from tests.contract.test_lifecycle_contract import NOW
 from tests.git_helpers import make_repo, needs_input, run_git
-from tests.test_git_signing import ALICE, CAROL, DID, World, ok, owner_parks, world  # noqa: F401 (fixture)
+from tests.test_git_signing import ALICE, CAROL, DID, World, make_world, ok, owner_parks
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+    return make_world(tmp_path, monkeypatch)
+
 
 REF = "refs/parkbot/backlog"
 CONFIG = f"owners:\n  default: {ALICE}\nhierarchy:\n  {ALICE}: {CAROL}\n"
@@ -116,5 +122,7 @@ def test_the_merge_rule_is_pure_and_symmetric(swap: bool) -> None:
     unverified = Version(b.decision, False)
     winner, conflict = merge_versions(unverified, Version(a.decision, True))
     assert (winner.answer, conflict) == (early, None)  # one without authority is no conflict: it is ignored
-    same = Version(base.model_copy(update={"state": "resolved", "answer": early.model_copy(update={"by": CAROL})}), True)
+    same = Version(
+        base.model_copy(update={"state": "resolved", "answer": early.model_copy(update={"by": CAROL})}), True
+    )
     assert merge_versions(a, same)[1] is None  # the same answer twice is no conflict

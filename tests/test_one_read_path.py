@@ -5,9 +5,17 @@ resolution on a backlog with signed answers reads as open everywhere. Real repos
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from tests.git_helpers import run_git
-from tests.test_git_signing import ALICE, DID, World, ok, owner_parks, parkbot, world  # noqa: F401 (fixture)
+from tests.test_git_signing import ALICE, DID, World, make_world, ok, owner_parks, parkbot
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+    return make_world(tmp_path, monkeypatch)
 
 
 def test_a_forged_unsigned_resolution_reads_open_in_every_reader(world: World) -> None:

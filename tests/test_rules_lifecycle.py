@@ -126,7 +126,11 @@ def test_a_refiling_takes_every_new_field_of_the_question() -> None:
     assert stored.work_so_far == {"step": 2}
     assert stored.dependents == ["#7", "#8"]  # recorded edges are kept, new ones added after them
     assert (stored.created_at, stored.updated_at, stored.state) == (NOW, LATER, "open")
-    assert (outcome.action, outcome.location, outcome.gates) == ("updated", HERE, [])  # an optional question blocks nothing
+    assert (outcome.action, outcome.location, outcome.gates) == (
+        "updated",
+        HERE,
+        [],
+    )  # an optional question blocks nothing
 
 
 def test_a_refiling_keeps_the_owner_the_history_and_a_run_it_does_not_name() -> None:

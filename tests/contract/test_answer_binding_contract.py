@@ -47,16 +47,17 @@ def test_an_answer_given_before_the_options_changed_is_refused(harness: Any) -> 
     later = NOW.replace(hour=13)
     lifecycle.park(harness.tracker, _swapped(), harness.config, now=later)
     with pytest.raises(Refused) as info:
-        lifecycle.resolve(
-            harness.tracker, harness.config, DID, "full_original", Actor("alice"), now=later, seen_at=NOW
-        )
+        lifecycle.resolve(harness.tracker, harness.config, DID, "full_original", Actor("alice"), now=later, seen_at=NOW)
     assert info.value.reason == "options_changed"
     assert "the options changed after your comment; answer again" in info.value.message
     assert harness.tracker.find(DID).state == "open"
     seen_after = later.replace(minute=5)
-    assert lifecycle.resolve(
-        harness.tracker, harness.config, DID, "full_original", Actor("alice"), now=seen_after, seen_at=seen_after
-    ).action == "resolved"
+    assert (
+        lifecycle.resolve(
+            harness.tracker, harness.config, DID, "full_original", Actor("alice"), now=seen_after, seen_at=seen_after
+        ).action
+        == "resolved"
+    )
 
 
 def _swapped() -> Any:

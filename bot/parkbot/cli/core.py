@@ -12,8 +12,8 @@ import click
 
 from parkbot.cli.common import State, backend_options, by_option, show, whole_scan
 from parkbot.cli.params import MomentType
-from parkbot.terminal import printable
 from parkbot.core.errors import InvalidInput
+from parkbot.terminal import printable
 
 if TYPE_CHECKING:
     from parkbot.api import ListState

@@ -86,7 +86,9 @@ def report(state: State, since: datetime, fmt: str | None, output: str | None) -
     tracker = state.backend.tracker
     decisions = with_progress(lifecycle.decisions(tracker, state.backend.config), "Reading decisions")
     with whole_scan():
-        text = printable(run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url))
+        text = printable(
+            run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url)
+        )
     if output is None:
         click.echo(text, nl=False)
         return

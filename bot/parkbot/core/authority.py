@@ -162,9 +162,16 @@ def verified(decision: Decision, config: Config) -> Decision:
         problems.append(f"unverified answer by {_who(answer.proof, answer.by)}")
         result = result.model_copy(update={"state": "open", "answer": None})
     elif answer is None and result.state == "resolved":
-        problems.append("unverified resolution: marked resolved without an answer (only an owner's signed answer resolves it)")
+        problems.append(
+            "unverified resolution: marked resolved without an answer (only an owner's signed answer resolves it)"
+        )
         result = result.model_copy(update={"state": "open"})
-    if result.kind == "decision" and result.state != "resolved" and not result.blocking and not _vouched(result.blocking_proof):
+    if (
+        result.kind == "decision"
+        and result.state != "resolved"
+        and not result.blocking
+        and not _vouched(result.blocking_proof)
+    ):
         problems.append(f"unverified blocking: false ({_why(result.blocking_proof)}): it blocks until answered")
         result = result.model_copy(update={"blocking": True})
     return result.with_problems(problems) if problems != list(decision.problems) else result

@@ -230,9 +230,9 @@ def _run(
         outcome = lifecycle.resolve(
             tracker, config, did, command.arg, actor, command=answering, source=source, now=now, seen_at=seen_at
         )
-        if outcome.action == "unchanged":
-            return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
-        return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)
+        if outcome.action == "resolved" or outcome.action == "completed":
+            return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)
+        return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
     if command.name == "escalate":
         moved = lifecycle.escalate(tracker, config, did, actor, to=command.arg, now=now)
         return confirm(

@@ -71,7 +71,11 @@ def nonblocking_fingerprint(decision: Decision) -> str:
     The question and options (their digest) and ``updated_at`` are in it, so the vouching commit of an
     earlier, optional version does not vouch for a later version an agent made blocking.
     """
-    at = decision.updated_at.astimezone(UTC).isoformat() if decision.updated_at.tzinfo else decision.updated_at.isoformat()
+    at = (
+        decision.updated_at.astimezone(UTC).isoformat()
+        if decision.updated_at.tzinfo
+        else decision.updated_at.isoformat()
+    )
     fields = ["nonblocking", decision.id, decision.content_digest(), at]
     return hashlib.sha256("\0".join(fields).encode("utf-8")).hexdigest()
 

@@ -172,11 +172,12 @@ class TreeMerger:
     beats one without, resolved beats open, two different answers with authority keep the earlier and
     report the other (written to ``conflicts/``, until an owner confirms), otherwise the later
     ``updated_at`` (dependents are united). Answers: the one of the side whose decision is resolved
-    (both: the earlier), otherwise the earlier. Conflicting answers: united. Index sets (and layout 1's): an id stays if both sides have it
-    or one side added it; an id either side removed (a cleared edge, a closed decision) stays
-    removed. Notes: united per decision. The question log: the lines the remote added are appended
-    once, oldest first; precedent files: united. Afterwards each changed decision is listed in the
-    index exactly as its merged state says, and a layout-1 side is folded into layout 2.
+    (both: the earlier), otherwise the earlier. Conflicting answers: united. Index sets (and layout
+    1's): an id stays if both sides have it or one side added it; an id either side removed (a cleared
+    edge, a closed decision) stays removed. Notes: united per decision. The question log: the lines
+    the remote added are appended once, oldest first; precedent files: united. Afterwards each changed
+    decision is listed in the index exactly as its merged state says, and a layout-1 side is folded
+    into layout 2.
     """
 
     def __init__(self, backlog: BacklogRepository, prover: Prover, base: str | None, ours: str, theirs: str) -> None:
@@ -258,7 +259,8 @@ class TreeMerger:
             return self._answer(path, o, t)
         if path.startswith(f"{CONFLICTS}/"):
             united = _answers(self.store.raw(ours) if ours else None)
-            united += [a for a in _answers(self.store.raw(theirs)) if all(not _same_record(a, u) for u in united)]
+            more = _answers(self.store.raw(theirs) if theirs else None)
+            united += [a for a in more if all(not _same_record(a, u) for u in united)]
             return _dump_answers(united)
         if path.startswith(f"{NOTES}/"):
             return dump_json({**o, "notes": {**t.get("notes", {}), **o.get("notes", {})}})
@@ -279,7 +281,9 @@ class TreeMerger:
     def _decision(self, path: str, ours: str, theirs: str) -> bytes:
         o = self.views["ours"].parse_decision(self.store.raw(ours), path)
         t = self.views["theirs"].parse_decision(self.store.raw(theirs), path)
-        sides = [Version(d, self.prover.resolution_counts(d, self.tips[side])) for d, side in ((o, "ours"), (t, "theirs"))]
+        sides = [
+            Version(d, self.prover.resolution_counts(d, self.tips[side])) for d, side in ((o, "ours"), (t, "theirs"))
+        ]
         winner, conflict = merge_versions(*sides)
         if conflict is not None:
             self.conflicts.append(conflict)

@@ -433,7 +433,11 @@ class GitTracker:
         Without a key the filing is still written, unsigned, and the question reads as blocking (an
         agent that may block nothing cannot be told from one that lowered its own question).
         """
-        return bool(self._optional_trailers(decision)) and self.prover.active and self.backlog.settings().signing_key is not None
+        return (
+            bool(self._optional_trailers(decision))
+            and self.prover.active
+            and self.backlog.settings().signing_key is not None
+        )
 
     def _tip(self, edit: BacklogEdit) -> str | None:
         return edit.snapshot.commit

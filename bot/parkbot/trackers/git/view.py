@@ -18,6 +18,7 @@ from pydantic import TypeAdapter, ValidationError
 from parkbot.core.errors import BackendFailure
 from parkbot.core.models import Answer, Decision, LogEntry
 from parkbot.trackers.git.layout import (
+    CONFLICTS,
     DECISIONS,
     ID_PATTERN,
     INDEX_PREFIX,
@@ -26,7 +27,6 @@ from parkbot.trackers.git.layout import (
     LEGACY_INDEXES,
     LOG_ARCHIVE,
     LOG_TAIL,
-    CONFLICTS,
     answer_path,
     conflicts_path,
     decision_path,

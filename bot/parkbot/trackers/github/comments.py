@@ -31,6 +31,7 @@ def _created_at(value: Any) -> datetime | None:
     except ValueError:
         return None
 
+
 if TYPE_CHECKING:
     from parkbot.trackers.github.store import IssueStore
 
