@@ -82,3 +82,19 @@ def test_an_error_message_quoting_agent_text_is_escaped(hostile: CliRunner) -> N
     assert refused.exit_code == 2
     assert "\x1b" not in refused.stderr
     assert "\\x1b[2Jnope" in refused.stderr
+
+
+@pytest.mark.parametrize("active", [False, True], ids=["terminal", "actions"])
+def test_handle_event_output_escapes_control_characters(active: bool) -> None:
+    import io
+
+    from parkbot.actions_output import Actions
+
+    actions = Actions({"GITHUB_ACTIONS": "true"} if active else {})
+    out, err = io.StringIO(), io.StringIO()
+    actions.show(f"parked: {HOSTILE}", out)
+    actions.annotate("notice", f"title {OSC_LINK}", err)
+    written = out.getvalue() + err.getvalue()
+    assert "\x1b" not in written
+    assert "\x9b" not in written
+    assert "\\x1b" in written
