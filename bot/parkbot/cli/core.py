@@ -44,7 +44,8 @@ def park(state: State, result: str) -> None:
 
     The decision's id is derived (<origin>-decision-<key>), so filing the same result again updates
     the same item (action "updated" or "unchanged") instead of creating another. A different title
-    under the same id, or a decision that is already resolved, is refused (exit 3).
+    under the same id, or a decision that is already resolved, is refused (exit 3), and so is a
+    re-filing that lowers "blocking" to false (blocking_lowered): blocking only goes up.
 
     A done_with_assumptions result becomes a non-blocking review item. A done/failed result carries
     the run's decision inventory; it is checked against the backlog (an empty list must say
