@@ -29,7 +29,7 @@ from tests.memory_tracker import MemoryTracker
 DID = "billing-42-decision-refund"
 REVIEW = "billing-42-decision-assumptions"
 LATER = NOW + timedelta(hours=1)
-CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol", "carol": "dana"})
+CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol", "carol": "dana"}, requesters=["erin"])
 HERE = Location(backend="memory", path=DID)
 
 
@@ -106,7 +106,7 @@ def test_a_new_question_records_what_the_agent_sent() -> None:
 
 
 def test_a_refiling_takes_every_new_field_of_the_question() -> None:
-    tracker = parked(dependents=["#7"])
+    tracker = parked(dependents=["#7"], blocking=False)  # optional: blocking only goes up
     outcome = refile(
         tracker,
         question="Refund all of it?",
@@ -126,7 +126,11 @@ def test_a_refiling_takes_every_new_field_of_the_question() -> None:
     assert stored.work_so_far == {"step": 2}
     assert stored.dependents == ["#7", "#8"]  # recorded edges are kept, new ones added after them
     assert (stored.created_at, stored.updated_at, stored.state) == (NOW, LATER, "open")
-    assert (outcome.action, outcome.location, outcome.gates) == ("updated", HERE, [])  # not blocking any more
+    assert (outcome.action, outcome.location, outcome.gates) == (
+        "updated",
+        HERE,
+        [],
+    )  # an optional question blocks nothing
 
 
 def test_a_refiling_keeps_the_owner_the_history_and_a_run_it_does_not_name() -> None:
@@ -604,16 +608,16 @@ def test_overrides_are_taken_only_while_the_review_is_open_and_name_the_assumpti
 
 def test_the_help_lists_each_command_the_owner_can_give() -> None:
     question = parked(allow_free_text=True, requester="erin").find(DID)
-    assert lifecycle.help_text(question) == [
+    assert lifecycle.help_text(question, CONFIG) == [
         ("/decide remaining_three", "412.00"),
         ("/decide full_original", "690.00"),
         ("/answer <your answer>", "answer in words"),
         ("/default remaining_three", "the same, recorded as an explicit assumption"),
         ("/escalate", "pass the question one level up the hierarchy"),
-        ("/return", "hand it back to erin, who started the run"),
+        ("/return", "hand it back to erin (stated by the agent), who started the run"),
     ]
     review = reviewed().find(REVIEW)
-    assert lifecycle.help_text(review) == [
+    assert lifecycle.help_text(review, CONFIG) == [
         ("/accept", "accept every stated assumption"),
         ("/override 1 <what it should be>", "EUR"),
         ("/override 2 <what it should be>", "net of tax"),
@@ -741,6 +745,7 @@ def test_resolve_json_reports_the_answer_whether_it_is_an_assumption_and_the_gat
     assert code == 0
     answered_at = data["answer"].pop("at")
     assert answered_at.endswith("Z")
+    assert len(data["answer"].pop("digest")) == 16  # the question and options it was given against
     gate = {"target": "branch:agent/billing-42", "state": "open", "blocking": [], "resolved": [DID], "note": None}
     assert data == {
         "id": DID,

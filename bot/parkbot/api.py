@@ -203,7 +203,7 @@ class Resolved(_Located):
     """An answered decision or accepted review item: ``resolve``, ``accept``."""
 
     id: str
-    action: Literal["resolved", "completed", "unchanged"]
+    action: Literal["resolved", "completed", "unchanged", "confirmed"]
     state: Literal["resolved"] = "resolved"
     answer: Answer
     assumption: bool = Field(description="The answer is an explicit default: treat it as an assumption.")
@@ -225,7 +225,7 @@ class Cited(_Located):
     """A planner's answer from checked sources (``cite``): recorded, and a review item for the owner."""
 
     id: str
-    action: Literal["resolved", "completed", "unchanged", "recorded"]
+    action: Literal["resolved", "completed", "unchanged", "recorded", "confirmed"]
     state: DecisionState
     answer: Answer
     answered_by: Literal["planner"] = "planner"
@@ -349,6 +349,8 @@ class DecisionView(DecisionItem):
 
     def text(self) -> str:
         lines = [f"{self.id}  [{self.state}]  {self.title}", f"owner: {' -> '.join(self.owners_chain)}"]
+        if self.requester:
+            lines.append(f"requester: {self.requester} (stated by the agent)")
         lines.append(f"question: {self.question}")
         for option in self.options:
             mark = "  (agent's guess)" if option.id == self.guess else ""
@@ -527,6 +529,15 @@ class Synced(_Result):
         default_factory=list,
         description="Remote records kept but not counted: answers and escalations nobody can prove an owner gave.",
     )
+    conflicts: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Decisions two owners answered differently on two copies: the answer kept (the earlier) and "
+        "the other (kept in the history), each with value, kind, by and at. Exit code 3 when any.",
+    )
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.REFUSED if self.conflicts else ExitCode.OK
 
 
 # --- waiting -------------------------------------------------------------------------------
@@ -809,9 +820,8 @@ class Backlog:
         return PrintedList([row for _, row, _ in found], [item for _, _, item in found] if as_json else [], empty)
 
     def _listed(self, query: _ListQuery) -> Iterator[Decision]:
-        tracker, config = self.tracker, self.config
-        stored = tracker.iter_decisions(None if query.state == "all" else query.state)
-        return (d for d in (lifecycle.verify(tracker, config, d) for d in stored) if query.matches(d))
+        state = None if query.state == "all" else query.state
+        return (d for d in lifecycle.decisions(self.tracker, self.config, state) if query.matches(d))
 
     def _nothing_listed(self, query: _ListQuery) -> str:
         tracker = self.tracker
@@ -973,7 +983,12 @@ class Backlog:
         if not isinstance(tracker, Syncing):
             raise InvalidInput("sync shares the embedded git backlog; on GitHub the issues are already shared")
         result = tracker.sync(remote)
-        synced = Synced(remote=remote, action=result.action, ignored=list(result.ignored))
+        synced = Synced(
+            remote=remote,
+            action=result.action,
+            ignored=list(result.ignored),
+            conflicts=[c.as_dict() for c in result.conflicts],
+        )
         return synced._told(f"{self.config.backlog_ref} <-> {remote}: {result.summary()}")
 
     @staticmethod

@@ -13,6 +13,8 @@ from parkbot.core.errors import BackendFailure, InvalidInput, NotFound, Refused
 from parkbot.core.models import NeedsInput, parse_result
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+#: Runs in signed-answers mode too (see conftest): the git backlog with require_signed and real keys.
+SIGNED_MODE = True
 
 
 def result(**changes: Any) -> NeedsInput:
@@ -52,6 +54,11 @@ class FailOnce:
             raise BackendFailure(f"injected failure in {name}")
 
         return fail
+
+
+def act_as(h: Any, login: str) -> None:
+    """Whoever acts next signs with their own key, where the harness signs (signed-answers mode)."""
+    getattr(h, "act_as", lambda _login: None)(login)
 
 
 def park(h: Any, **changes: Any) -> lifecycle.ParkOutcome:
@@ -254,6 +261,7 @@ def test_escalation_moves_exactly_one_level_up(harness: Any) -> None:
     with pytest.raises(Refused) as sideways:
         lifecycle.escalate(harness.tracker, harness.config, stored.id, Actor("carol"), to="bob")
     assert sideways.value.reason == "not_upward"
+    act_as(harness, "carol")
     lifecycle.escalate(harness.tracker, harness.config, stored.id, Actor("carol"), now=NOW)
     with pytest.raises(Refused) as top:
         lifecycle.escalate(harness.tracker, harness.config, stored.id, Actor("dana"))
@@ -261,7 +269,9 @@ def test_escalation_moves_exactly_one_level_up(harness: Any) -> None:
     assert harness.tracker.find(stored.id).chain() == ["alice", "carol", "dana"]
     with pytest.raises(Refused):
         resolve(harness, by="alice")  # the question moved up; alice is below its owner now
+    act_as(harness, "dana")
     assert resolve(harness, by="dana").action == "resolved"
+    assert harness.tracker.find(stored.id).state == "resolved"
 
 
 def test_listing_filters_by_state(harness: Any) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 import click
 
 from parkbot.core.errors import ExitCode, ParkbotError
+from parkbot.terminal import printable
 
 if TYPE_CHECKING:
     from parkbot.api import Backlog
@@ -129,7 +130,7 @@ def json_option(func: F) -> F:
 
 def emit(state: State, data: dict[str, Any], text: str) -> None:
     """JSON for machines with ``--json``, else the readable text."""
-    click.echo(json.dumps(data, indent=2, default=str) if state.as_json else text)
+    click.echo(json.dumps(data, indent=2, default=str) if state.as_json else printable(text))
 
 
 def show(state: State, result: Printable) -> None:
@@ -148,7 +149,7 @@ def fail(exc: ParkbotError, *, as_json: bool) -> NoReturn:
     """Report an understood failure: one JSON object with ``--json``, a readable message on stderr always."""
     if as_json:
         click.echo(json.dumps(error_object(exc), indent=2))
-    click.echo(f"parkbot: {exc.message}", err=True)
+    click.echo(f"parkbot: {printable(exc.message)}", err=True)
     sys.exit(int(exc.exit_code))
 
 

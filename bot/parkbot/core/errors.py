@@ -67,3 +67,10 @@ class ConcurrentChange(BackendFailure):
     """
 
     reason = "concurrent_change"
+
+
+class ContentChanged(ConcurrentChange):
+    """The question or options changed between reading the decision and recording an answer to it: the
+    answer is refused (never applied to text the owner did not read), not retried."""
+
+    reason = "options_changed"

@@ -9,6 +9,7 @@ exactly the same rules and the rules are tested without either.
 | same id, same title                | updated in place (``updated``/``unchanged``), never twice    |
 | same id, different title           | refused (identity collision), nothing written               |
 | same id, already resolved          | refused: a resolved decision stays resolved                 |
+| same id, ``blocking`` lowered       | refused (``blocking_lowered``): blocking only goes up        |
 | owner answers                      | record -> point dependents -> clear blocking -> close       |
 | a step fails midway                | stays open; the same answer again completes the rest        |
 | a different answer after one       | refused, quoting the recorded answer                        |
@@ -17,6 +18,7 @@ exactly the same rules and the rules are tested without either.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -24,13 +26,14 @@ from typing import Any, Literal
 from parkbot.core import authority
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
-from parkbot.core.errors import ConcurrentChange, InvalidInput, NotFound, Refused
+from parkbot.core.errors import ConcurrentChange, ContentChanged, InvalidInput, NotFound, Refused
 from parkbot.core.identity import check_decision_id
 from parkbot.core.identity import decision_id as derive_id
 from parkbot.core.models import (
     Answer,
     AnswerKind,
     Decision,
+    DecisionState,
     DoneWithAssumptions,
     Escalation,
     LogEntry,
@@ -39,10 +42,19 @@ from parkbot.core.models import (
     utcnow,
 )
 from parkbot.core.policy import budget_refusal, find_precedent
-from parkbot.core.tracker import BacklogHints, DependentState, GateResult, Location, Pollable, PollToken, Tracker
+from parkbot.core.tracker import (
+    BacklogHints,
+    ConflictingAnswers,
+    DependentState,
+    GateResult,
+    Location,
+    Pollable,
+    PollToken,
+    Tracker,
+)
 
 ParkAction = Literal["created", "updated", "unchanged"]
-ResolveAction = Literal["resolved", "completed", "unchanged"]
+ResolveAction = Literal["resolved", "completed", "unchanged", "confirmed"]
 #: How the owner answered: ``decide`` names an option, ``answer`` gives text, ``default`` an assumption.
 Command = Literal["decide", "answer", "default", "auto"]
 
@@ -119,6 +131,8 @@ def merge_refiling(existing: Decision, incoming: Decision, now: datetime) -> Dec
     )
     if merged.content_key() != existing.content_key() or existing.state != "open":
         merged = merged.model_copy(update={"updated_at": now})
+    if merged.content_digest() != existing.content_digest():
+        merged = merged.model_copy(update={"content_changed_at": now})
     return merged
 
 
@@ -171,11 +185,38 @@ def _file_once(tracker: Tracker, config: Config, incoming: Decision, now: dateti
             "resolved. File a new question under another key if the situation changed.",
             reason="resolved",
         )
+    lowered = blocking_lowered(existing, incoming)
+    if lowered is not None:
+        raise lowered
     merged = merge_refiling(existing, incoming, now)
+    if merged.content_digest() != existing.content_digest() and existing.kind == "decision":
+        pending = authority.recorded_answer(tracker, config, existing)
+        if pending is not None:
+            raise Refused(
+                f"decision {incoming.id} is being answered ({pending.value!r} by {pending.by}); a re-filing may not "
+                "change its question or options now. Re-file it unchanged, or file a new question under another key.",
+                reason="answer_pending",
+            )
     changed = merged.content_key() != existing.content_key() or existing.state != "open"
     location = tracker.update(merged) if changed else tracker.location(existing)
     gates = _block(tracker, merged)
     return ParkOutcome(merged, "updated" if changed else "unchanged", location, gates)
+
+
+def blocking_lowered(existing: Decision, incoming: Decision) -> Refused | None:
+    """Blocking only goes up: a re-filing may make a question blocking, never optional again.
+
+    Otherwise the agent whose work waits for the answer could unblock its own dependents by re-filing
+    its question with ``blocking: false``. ``existing`` is the decision as verified (with signed answers an
+    unproven ``blocking: false`` already reads as blocking).
+    """
+    if existing.kind != "decision" or not existing.blocking or incoming.blocking:
+        return None
+    return Refused(
+        f"decision {incoming.id} is blocking, and a re-filing may not lower it to blocking: false (its dependents "
+        "wait for an owner's answer). Re-file it with blocking: true, or ask the owner to answer it.",
+        reason="blocking_lowered",
+    )
 
 
 def _block(tracker: Tracker, decision: Decision) -> list[GateResult]:
@@ -251,8 +292,33 @@ def recorded_answer(tracker: Tracker, config: Config, decision: Decision) -> Ans
 
 
 def verify(tracker: Tracker, config: Config, decision: Decision) -> Decision:
-    """A decision as read, with only the authority its records prove (see :mod:`parkbot.core.authority`)."""
-    return authority.verified(decision, config) if authority.requires_signatures(tracker, config) else decision
+    """A decision as read, with only the authority its records prove (see :mod:`parkbot.core.authority`), and
+    the answers that conflicted with the one that stands named in ``problems``."""
+    if authority.requires_signatures(tracker, config):
+        decision = authority.verified(decision, config)
+    if decision.conflicting_answers and decision.answer is not None:
+        named = [
+            f"conflicting answer {a.value!r} by {a.by} at {a.at.isoformat()} (given on another copy of the backlog, "
+            f"kept in its history); the earlier answer {decision.answer.value!r} stands until an owner confirms it "
+            "by giving it again"
+            for a in decision.conflicting_answers
+        ]
+        decision = decision.with_problems([*decision.problems, *named])
+    return decision
+
+
+def decisions(tracker: Tracker, config: Config, state: DecisionState | None = None) -> Iterator[Decision]:
+    """The decisions as the core sees them: each with only the authority its records prove, filtered by the
+    state it *reads* as. Every reader (``list``, ``report``, ``dashboard``, MCP, the API) goes through here,
+    so a record that carries no authority reads the same everywhere.
+
+    A backend with signed records yields, for ``open``, the decisions stored as resolved too (their
+    resolution may not count); the filter here keeps those that read as open.
+    """
+    for stored in tracker.iter_decisions(state):
+        decision = verify(tracker, config, stored)
+        if state is None or decision.state == state:
+            yield decision
 
 
 def _read(tracker: Tracker, config: Config, did: str) -> Decision | None:
@@ -301,7 +367,7 @@ def _closest(decision: Decision, typed: str) -> str:
     return f"did you mean {meant!r}? "
 
 
-def help_text(decision: Decision) -> list[tuple[str, str]]:
+def help_text(decision: Decision, config: Config) -> list[tuple[str, str]]:
     """What the owner can type on this decision: (command, what it does), in the order to try them."""
     if decision.kind == "review":
         rows = [("/accept", "accept every stated assumption")]
@@ -312,8 +378,8 @@ def help_text(decision: Decision) -> list[tuple[str, str]]:
         rows.append(("/answer <your answer>", "answer in words"))
     rows += [(f"/default {o.id}", "the same, recorded as an explicit assumption") for o in decision.options[:1]]
     rows.append(("/escalate", "pass the question one level up the hierarchy"))
-    if decision.requester:
-        rows.append(("/return", f"hand it back to {decision.requester}, who started the run"))
+    if decision.requester and config.may_request(decision.requester):
+        rows.append(("/return", f"hand it back to {decision.requester} (stated by the agent), who started the run"))
     return rows
 
 
@@ -327,15 +393,23 @@ def resolve(
     command: Command = "auto",
     source: str | None = None,
     now: datetime | None = None,
+    seen_at: datetime | None = None,
 ) -> ResolveOutcome:
     """Record an answer and run the four resolution steps; safe to run again after any failure.
+
+    ``seen_at`` is when the owner gave the answer as the backend vouches for it (GitHub: the comment's
+    ``created_at``): an answer given before the question or options last changed is refused, and the
+    answer records the digest of the text it was judged against (:meth:`Decision.content_digest`), which
+    the backend checks again when it records it.
 
     Another writer may record an answer between our read and our write; the backend then raises
     :class:`ConcurrentChange` and the rules are applied again to what it recorded.
     """
     for attempt in range(1, PARK_ATTEMPTS + 1):
         try:
-            return _resolve_once(tracker, config, decision_id, value, by, command, source, now)
+            return _resolve_once(tracker, config, decision_id, value, by, command, source, now, seen_at)
+        except ContentChanged as exc:
+            raise Refused(OPTIONS_CHANGED.format(id=decision_id, what="you read them"), reason=exc.reason) from exc
         except ConcurrentChange:
             if attempt == PARK_ATTEMPTS:
                 raise
@@ -351,18 +425,34 @@ def _resolve_once(
     command: Command,
     source: str | None,
     now: datetime | None,
+    seen_at: datetime | None = None,
 ) -> ResolveOutcome:
-    decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, source, now)
-    unchanged = _already_answered(tracker, decision, recorded)
+    decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, source, now, seen_at)
+    unchanged = _already_answered(tracker, decision, recorded, answer)
     if unchanged is not None:
         return unchanged
     action: ResolveAction = "completed" if recorded else "resolved"
     return _complete(tracker, decision, recorded or answer, action, answer.at)
 
 
-def _already_answered(tracker: Tracker, decision: Decision, recorded: Answer | None) -> ResolveOutcome | None:
-    """Resolved stays resolved: the same answer again is ``unchanged`` (a different one was refused already)."""
+OPTIONS_CHANGED = (
+    "the options changed after {what}; answer again: the question or options of {id} were changed by a "
+    "re-filing after that, so the answer is not applied to text you did not read. Read them again, then answer."
+)
+
+
+def _already_answered(
+    tracker: Tracker, decision: Decision, recorded: Answer | None, given: Answer | None = None
+) -> ResolveOutcome | None:
+    """Resolved stays resolved: the same answer again is ``unchanged`` (a different one was refused already),
+    or ``confirmed`` where it settles answers that conflicted with it (two owners on two copies)."""
     if decision.state == "resolved" and recorded is not None:
+        if decision.conflicting_answers and isinstance(tracker, ConflictingAnswers):
+            tracker.confirm_answer(decision, given or recorded)
+            settled = decision.with_conflicting_answers(()).with_problems(
+                [p for p in decision.problems if not p.startswith("conflicting answer")]
+            )
+            return ResolveOutcome(settled, "confirmed", recorded, tracker.location(decision))
         return ResolveOutcome(decision, "unchanged", decision.current_answer or recorded, tracker.location(decision))
     return None
 
@@ -376,9 +466,13 @@ def _judge_answer(
     command: Command,
     source: str | None,
     now: datetime | None,
+    seen_at: datetime | None = None,
 ) -> tuple[Decision, Answer, Answer | None]:
     """Every rule an answer must meet before anything is written: the decision, the answer, what is recorded."""
     decision = _load(tracker, config, decision_id)
+    changed = decision.content_changed_at
+    if seen_at is not None and changed is not None and seen_at < changed and decision.state == "open":
+        raise Refused(OPTIONS_CHANGED.format(id=decision.id, what="your comment"), reason="options_changed")
     if decision.state == "abandoned":
         raise Refused(
             f"decision {decision.id} was abandoned without an answer; re-file it to ask again", reason="abandoned"
@@ -387,7 +481,9 @@ def _judge_answer(
         raise InvalidInput(f"{decision.id} is a review item: /accept its assumptions, or /override <n> <text>")
     authority.authorize(tracker, config, decision, by)
     answer_value, kind = interpret_answer(decision, value, command)
-    answer = Answer(value=answer_value, kind=kind, by=by.login, at=now or utcnow(), source=source)
+    answer = Answer(
+        value=answer_value, kind=kind, by=by.login, at=now or utcnow(), source=source, digest=decision.content_digest()
+    )
     recorded = decision.answer if decision.state == "resolved" else authority.recorded_answer(tracker, config, decision)
     corrected = any(c.answer.same_answer(answer) for c in decision.corrections)  # a retry of a correction
     if recorded is not None and not recorded.same_answer(answer) and not corrected:
@@ -553,6 +649,13 @@ def return_to_requester(
             f"{decision.id} came from a run that is not interactive (no requester): answer it, escalate it, "
             "or answer with an explicit default",
             reason="not_interactive",
+        )
+    if not config.may_request(decision.requester):
+        raise Refused(
+            f"the agent stated {decision.requester!r} as the requester of {decision.id}'s run, but the configuration "
+            "does not name them among the requesters (`requesters:` in .github/parkbot.yml), so the question cannot "
+            "be handed to them: answer it, escalate it, or answer with an explicit default",
+            reason="requester_not_allowed",
         )
     owner = authority.current_owner(decision, config)
     hop = Escalation(kind="return", from_owner=owner, to_owner=decision.requester, by=by.login, at=now or utcnow())

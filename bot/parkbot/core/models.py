@@ -628,6 +628,9 @@ class Answer(_Provable):
     sources: list[CitedSource] = Field(
         default_factory=list, description="A planner answer's checked sources (kind planner)."
     )
+    digest: str | None = Field(
+        default=None, description="The question and options the answer was given against (Decision.content_digest)."
+    )
 
     @property
     def answered_by(self) -> str:
@@ -784,13 +787,49 @@ class Decision(BaseModel):
     corrections: list[Correction] = Field(default_factory=list)
     created_at: datetime
     updated_at: datetime
+    #: When a re-filing last changed what the owner reads (question, options): an answer written before is
+    #: refused. None while the question is as first filed.
+    content_changed_at: datetime | None = None
     #: Why parts of the stored record carry no authority, as the backend or the core found them
     #: (edited by someone else, an unverified answer). Never stored: set on every read.
     _problems: tuple[str, ...] = PrivateAttr(default=())
+    #: Who vouched for ``blocking: false`` (a signed filing), where the backend proves records. Never stored.
+    _blocking_proof: Proof | None = PrivateAttr(default=None)
+    #: Answers owners gave on other clones that lost a sync to the earlier one, until an owner confirms it.
+    _conflicting: tuple[Answer, ...] = PrivateAttr(default=())
 
     @property
     def problems(self) -> tuple[str, ...]:
         return self._problems
+
+    @property
+    def blocking_proof(self) -> Proof | None:
+        return self._blocking_proof
+
+    def with_blocking_proof(self, proof: Proof | None) -> Self:
+        copy = self.model_copy()
+        copy._blocking_proof = proof
+        return copy
+
+    @property
+    def conflicting_answers(self) -> tuple[Answer, ...]:
+        return self._conflicting
+
+    def with_conflicting_answers(self, answers: tuple[Answer, ...] | list[Answer]) -> Self:
+        copy = self.model_copy()
+        copy._conflicting = tuple(answers)
+        return copy
+
+    def content_digest(self) -> str:
+        """A digest of what the owner reads before answering: the question and its options (ids and labels).
+
+        An answer records the digest it was given against, so an answer never binds to options rewritten
+        after the owner read them.
+        """
+        import hashlib
+
+        parts = [self.question, *(f"{o.id}\0{o.label}" for o in self.options), str(self.allow_free_text)]
+        return hashlib.sha256("\0\0".join(parts).encode("utf-8")).hexdigest()[:16]
 
     def with_problems(self, problems: tuple[str, ...] | list[str]) -> Self:
         copy = self.model_copy()

@@ -158,8 +158,10 @@ def _handle(
     decision = tracker.decision_at(issue_number)
     if decision is None:
         return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
+    seen_at = None
     if isinstance(tracker, CommentRecords):
         record = tracker.comment_record(issue_number, comment_id)
+        seen_at = record.created_at if record is not None else None
         if record is not None and record.body != body and not record.editor and same_author(record, author):
             return CommandResult("ignored", "changed_since", command, decision.id)
         problem = authorship_problem(record, author)
@@ -167,7 +169,7 @@ def _handle(
             return refuse("not_authorized", problem, decision.id)
     source = tracker.comment_url(issue_number, comment_id)
     try:
-        return _run(tracker, config, command, decision, actor, source, issue_number, key, now)
+        return _run(tracker, config, command, decision, actor, source, issue_number, key, now, seen_at)
     except BackendFailure:
         raise
     except (Refused, InvalidInput) as exc:
@@ -206,6 +208,7 @@ def _run(
     issue_number: int,
     key: str,
     now: datetime | None,
+    seen_at: datetime | None = None,
 ) -> CommandResult:
     did = decision.id
     author = actor.login
@@ -219,7 +222,7 @@ def _run(
         return CommandResult(action, "ok", command, did, text, replied=True, outcome=outcome)
 
     if command.name == "help":
-        rows = lifecycle.help_text(decision)
+        rows = lifecycle.help_text(decision, config)
         table = "\n".join(f"| {code_span(typed)} | {table_cell(meaning)} |" for typed, meaning in rows)
         text = (
             f"What you can type on {code_span(did)} (a new comment, the command at the start of a line):\n\n"
@@ -230,10 +233,12 @@ def _run(
     answering = ANSWERING.get(command.name)
     if answering is not None:
         assert command.arg is not None
-        outcome = lifecycle.resolve(tracker, config, did, command.arg, actor, command=answering, source=source, now=now)
-        if outcome.action == "unchanged":
-            return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
-        return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)
+        outcome = lifecycle.resolve(
+            tracker, config, did, command.arg, actor, command=answering, source=source, now=now, seen_at=seen_at
+        )
+        if outcome.action == "resolved" or outcome.action == "completed":
+            return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)
+        return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
     if command.name == "escalate":
         moved = lifecycle.escalate(tracker, config, did, actor, to=command.arg, now=now)
         return confirm(
