@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from parkbot.core.links import is_stand_in
 from parkbot.core.models import Answer, Decision
 from parkbot.core.tracker import GateResult
 from parkbot.markdown import code_block, code_span, escape_markdown, one_line, table_cell, truncate
@@ -479,6 +480,8 @@ def _decision_line(decision: Decision, url: str | None) -> str:
     line = f"- {ident}: {escape_markdown(one_line(decision.title, 200))}"
     if decision.state == "abandoned":
         line += " (closed without an answer: it keeps blocking)"
+    if is_stand_in(decision):  # a link nothing answers for: say why it blocks
+        return line + "".join(f"\n  - {escape_markdown(one_line(p, 500))}" for p in decision.problems)
     for problem in decision.problems:
         line += f"\n  - parkbot ignored a change it did not make: {escape_markdown(one_line(problem, 500))}"
     return line
