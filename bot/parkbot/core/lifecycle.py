@@ -702,7 +702,7 @@ def finish_resolution(
     )
 
 
-HandAction = Literal["ignored", "finished", "abandoned", "reopened", "closed_again", "revived"]
+HandAction = Literal["ignored", "finished", "abandoned", "reopened", "closed_again", "revived", "restored"]
 
 
 @dataclass(frozen=True)
@@ -781,3 +781,20 @@ def reopened_by_hand(
     location = tracker.update(revived)
     gates = [gate(tracker, config, target) for target in decision.dependents] if decision.blocking else []
     return HandOutcome("revived", revived, REVIVED.format(who=who), location, gates=gates)
+
+
+RESTORED = (
+    "{who} {what}. Labels only help find a decision; they never answer it, so nothing was unblocked: parkbot "
+    "put back what it could, and the dependents stay blocked until an owner answers here."
+)
+
+
+def index_changed_by_hand(tracker: Tracker, config: Config, decision: Decision, who: str, what: str) -> HandOutcome:
+    """Someone removed what indexes a decision (its labels): treated like a close without an answer.
+
+    The record is written back as it stands (its labels with it), and an open, blocking decision
+    links and blocks its dependents again (their labels too): the index is restored, nothing opens.
+    """
+    location = tracker.update(decision)
+    gates = _block(tracker, decision) if decision.state == "open" else []
+    return HandOutcome("restored", decision, RESTORED.format(who=who, what=what), location, gates=gates)

@@ -97,6 +97,12 @@ class Dependents:
         numbers.extend(found.prs)
         return list(dict.fromkeys(numbers))
 
+    def indexed_dependents(self, decision_id: str) -> list[str]:
+        """Open pull requests carrying the decision's label: what to gate again when its issue is gone (1 request)."""
+        label = decision_label(check_decision_id(decision_id))
+        listed = self._store.rest_by_label(label)
+        return [f"#{r['number']}" for r in listed if r.get("pull_request") and r.get("state") == "open"]
+
     def target_prs(self, target: str) -> list[int]:
         match = _PR_TARGET.match(target)
         if match:

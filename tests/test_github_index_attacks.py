@@ -1,0 +1,199 @@
+"""Labels, issue authorship and shared commits grant nothing on GitHub (docs/github.md, "Threat model").
+
+Each test is one thing a writer (an agent's own token, another App with ``issues: write``, anyone with
+the triage role) can do through GitHub's API, done through the stateful fake, and what parkbot does
+about it: labels are an index, never evidence; an issue parkbot did not open is never a decision; the
+gate is per commit; a link parkbot cannot follow blocks and says why.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config
+from parkbot.core.errors import Refused
+from parkbot.trackers.github import DECISION_LABEL
+from parkbot.trackers.github.labels import decision_label
+from tests.fakegithub import FakeGitHub
+from tests.github_support import CONFIG, DID, NOW, gate_of, make_tracker, needs_input
+from tests.test_events_comments import comment_event, labels_of
+from tests.test_events_support import run, webhook, with_repository
+
+LABEL = decision_label(DID)
+
+
+def park_with_pull(fake: FakeGitHub, config: Config = CONFIG, **pull: Any) -> tuple[int, Any]:
+    """File the decision with one dependent pull request (blocked), as an agent run would."""
+    pr = fake.add_pull(title="agent work", head_ref="agent/refund", **pull)
+    outcome = lifecycle.park(make_tracker(fake), needs_input(dependents=[f"#{pr.number}"]), config, now=NOW)
+    assert outcome.location.number is not None
+    assert gate_of(fake, pr.pull.head_sha).state == "pending"
+    return outcome.location.number, pr
+
+
+def gate(fake: FakeGitHub, pr: Any, config: Config = CONFIG) -> Any:
+    return lifecycle.gate(make_tracker(fake), config, f"#{pr.number}")
+
+
+def issues_event(fake: FakeGitHub, action: str, number: int, *, sender: str = "mallory", **extra: Any) -> Any:
+    """The documented ``issues`` payload of ``action``, pointed at issue ``number`` as it is (or was)."""
+    payload = with_repository(webhook(f"issues.{action}"), fake)
+    user = fake.add_user(sender)
+    payload["sender"] = {"login": user.login, "id": user.id, "type": user.type}
+    payload["issue"].update(number=number, pull_request=None, **extra)
+    payload["issue"].pop("pull_request")
+    return payload
+
+
+# --- 1. labels are an index -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label", [DECISION_LABEL, LABEL])
+def test_removing_a_label_from_the_decision_issue_unblocks_nothing(fake: FakeGitHub, label: str) -> None:
+    number, pr = park_with_pull(fake)
+    issue = fake.issues[number]
+    issue.labels = [n for n in issue.labels if n.casefold() != label.casefold()]  # mallory, with triage
+
+    assert gate(fake, pr).state == "blocked"
+    assert gate_of(fake, pr.pull.head_sha).state == "pending"
+    shown = make_tracker(fake).find(DID)  # parkbot's own record, found without that label
+    assert shown is not None
+    assert shown.state == "open"
+    assert [d.id for d in lifecycle.linked(make_tracker(fake), CONFIG, f"#{pr.number}")] == [DID]
+
+
+def test_the_unlabeled_event_puts_the_labels_back_and_says_so(fake: FakeGitHub) -> None:
+    number, pr = park_with_pull(fake)
+    issue = fake.issues[number]
+    issue.labels = [n for n in issue.labels if n.casefold() != DECISION_LABEL]
+    payload = issues_event(fake, "unlabeled", number, labels=labels_of(fake, number), body=issue.body)
+    payload["label"]["name"] = DECISION_LABEL
+    outcome = run(fake, "issues", payload)
+
+    assert outcome.status == "handled"
+    assert DECISION_LABEL in fake.issues[number].labels  # put back
+    notes = [c.body for c in fake.comments.values() if c.issue_number == number and c.user == fake.login]
+    assert any("mallory removed the label `parkbot:decision`" in n and "stay blocked" in n for n in notes)
+    assert gate_of(fake, pr.pull.head_sha).state == "pending"
+    assert [d.id for d in make_tracker(fake).iter_decisions("open")] == [DID]  # the reconcile sees it
+
+
+def test_an_unlabeled_event_for_another_label_costs_nothing(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = issues_event(fake, "unlabeled", number, labels=labels_of(fake, number))
+    payload["label"]["name"] = "bug"
+    outcome = run(fake, "issues", payload)
+    assert outcome.status == "ignored"
+    assert fake.request_count == 0
+
+
+def test_deleting_the_decisions_label_from_the_repository_unblocks_nothing(fake: FakeGitHub) -> None:
+    number, pr = park_with_pull(fake, body="Blocked by nothing in particular")
+    fake.add_commit(None, "more\n\nBlocked-by: " + DID, parents=[pr.pull.head_sha])
+    fake.push(pr.number, message=f"more\n\nBlocked-by: {DID}")
+    github = make_tracker(fake).store.requester
+    github.requestJsonAndCheck("DELETE", f"{fake.repo_api}/labels/{LABEL}")
+    assert LABEL not in fake.issues[number].labels and LABEL not in fake.issues[pr.number].labels
+
+    result = gate(fake, pr)
+    assert result.state == "blocked"
+    assert [d.id for d in result.blocking] == [DID]  # the trailer still finds parkbot's own issue
+    assert make_tracker(fake).find(DID) is not None  # and so does show
+
+
+@pytest.mark.parametrize("how", ["transferred", "deleted"])
+def test_a_transferred_or_deleted_decision_issue_keeps_its_dependents_blocked(fake: FakeGitHub, how: str) -> None:
+    number, pr = park_with_pull(fake, body=None)
+    pr.body = f"Blocked by #{number}"
+    fake.push(pr.number, message=f"more\n\nBlocked-by: {DID}")
+    body = fake.issues[number].body
+    labels = labels_of(fake, number)
+    fake.remove_issue(number, how)
+
+    payload = issues_event(fake, how, number, labels=labels, body=body)
+    outcome = run(fake, "issues", payload)
+    assert outcome.status == "handled"
+    gates = [i for i in outcome.acted if i.kind == "gate"]
+    assert [(g.target, g.gate_state) for g in gates] == [(f"#{pr.number}", "blocked")]
+    check = gate_of(fake, pr.pull.head_sha)
+    assert check.state == "pending"
+    assert f"decision {DID}: not found" in check.description
+    assert f"decision #{number}: not found (deleted or transferred)" in check.description
+    assert make_tracker(fake).find(DID) is None
+
+
+def test_a_pull_request_label_naming_a_decision_that_does_not_exist_blocks(fake: FakeGitHub) -> None:
+    pr = fake.add_pull(title="work", labels=["decision:billing-42-decision-ghost"])
+    result = gate(fake, pr)
+    assert result.state == "blocked"
+    assert result.blocking[0].problems == ("decision billing-42-decision-ghost: not found",)
+
+
+def test_a_blocked_by_line_to_an_ordinary_issue_still_links_nothing(fake: FakeGitHub) -> None:
+    bug = fake.add_issue("a bug", "just a bug", author="dana")
+    pr = fake.add_pull(title="work", body=f"Depends on #{bug.number}")
+    assert gate(fake, pr).state == "open"
+
+
+# --- 4. a forged copy of the decision issue is never a decision --------------------------------------
+
+
+def forged_copy(fake: FakeGitHub, number: int, *, origin: str, author: str) -> Any:
+    """An issue opened by ``author`` with the decision issue's body and labels, its origin changed."""
+    real = fake.issues[number]
+    body = (real.body or "").replace('"origin":"billing-42"', f'"origin":"{origin}"')
+    assert body != real.body
+    return fake.add_issue(real.title, body, labels=list(real.labels), author=author)
+
+
+def test_a_forged_copy_answered_by_its_writer_opens_nothing(fake: FakeGitHub) -> None:
+    config = Config.model_validate(
+        {"owners": {"default": "alice", "origins": {"mallory-*": "mallory"}}, "hierarchy": {"alice": "carol"}}
+    )
+    number, pr = park_with_pull(fake, config)
+    copy = forged_copy(fake, number, origin="mallory-1", author="mallory")
+    fake.set_permission("mallory", "write")
+
+    command = comment_event(fake, copy.number, "/decide full_original", author="mallory")
+    outcome = run(fake, "issue_comment", command, config=config)
+    assert outcome.status != "handled" or all(i.kind != "resolved" for i in outcome.acted)
+    assert fake.issues[copy.number].state == "open"  # parkbot wrote nothing there
+    said = [c.body for c in fake.comments.values() if c.issue_number == copy.number and c.user == fake.login]
+    assert all("parkbot:answer" not in b for b in said)  # no answer record; at most "not a decision issue"
+    assert gate(fake, pr, config).state == "blocked"
+    shown = make_tracker(fake).find(DID)
+    assert shown is not None and fake.issues[number].state == "open"
+    with pytest.raises(Refused):
+        lifecycle.resolve(make_tracker(fake), config, DID, "full_original", Actor("mallory"), now=NOW)
+
+
+def test_a_forged_answer_is_never_a_precedent(fake: FakeGitHub) -> None:
+    config = Config.model_validate(
+        {"owners": {"default": "alice", "origins": {"mallory-*": "mallory"}}, "precedents": "apply"}
+    )
+    number, _ = park_with_pull(fake, config)
+    copy = forged_copy(fake, number, origin="mallory-1", author="mallory")
+    command = comment_event(fake, copy.number, "/decide full_original", author="mallory")
+    run(fake, "issue_comment", command, config=config)
+    # the same question from another origin: nothing answers it
+    other = lifecycle.park(make_tracker(fake), needs_input(origin="billing-43"), config, now=NOW)
+    assert other.decision.state == "open"
+    assert other.decision.answer is None
+
+
+def test_a_foreign_issue_filed_in_advance_with_the_label_is_not_adopted(fake: FakeGitHub) -> None:
+    fake.add_label(LABEL)
+    trap = fake.add_issue("Refund scope", "nothing to see", labels=[LABEL, DECISION_LABEL], author="mallory")
+    tracker = make_tracker(fake)
+    outcome = lifecycle.park(tracker, needs_input(), CONFIG, now=NOW)
+    assert outcome.location.number != trap.number
+    assert fake.issues[outcome.location.number].user == fake.login
+    assert any(f"#{trap.number} (opened by mallory)" in n for n in tracker.issues.notices)
+    notes = [c.body for c in fake.comments.values() if c.issue_number == outcome.location.number]
+    assert any(f"#{trap.number}" in n and "not adopted" in n for n in notes)
+    found = make_tracker(fake).find(DID)
+    assert found is not None and found.origin == "billing-42"
