@@ -97,7 +97,8 @@ def test_deleting_the_decisions_label_from_the_repository_unblocks_nothing(fake:
     fake.push(pr.number, message=f"more\n\nBlocked-by: {DID}")
     github = make_tracker(fake).store.requester
     github.requestJsonAndCheck("DELETE", f"{fake.repo_api}/labels/{LABEL}")
-    assert LABEL not in fake.issues[number].labels and LABEL not in fake.issues[pr.number].labels
+    assert LABEL not in fake.issues[number].labels
+    assert LABEL not in fake.issues[pr.number].labels
 
     result = gate(fake, pr)
     assert result.state == "blocked"
@@ -166,7 +167,8 @@ def test_a_forged_copy_answered_by_its_writer_opens_nothing(fake: FakeGitHub) ->
     assert all("parkbot:answer" not in b for b in said)  # no answer record; at most "not a decision issue"
     assert gate(fake, pr, config).state == "blocked"
     shown = make_tracker(fake).find(DID)
-    assert shown is not None and fake.issues[number].state == "open"
+    assert shown is not None
+    assert fake.issues[number].state == "open"
     with pytest.raises(Refused):
         lifecycle.resolve(make_tracker(fake), config, DID, "full_original", Actor("mallory"), now=NOW)
 
@@ -196,4 +198,38 @@ def test_a_foreign_issue_filed_in_advance_with_the_label_is_not_adopted(fake: Fa
     notes = [c.body for c in fake.comments.values() if c.issue_number == outcome.location.number]
     assert any(f"#{trap.number}" in n and "not adopted" in n for n in notes)
     found = make_tracker(fake).find(DID)
-    assert found is not None and found.origin == "billing-42"
+    assert found is not None
+    assert found.origin == "billing-42"
+
+
+# --- 2. the gate is per commit ----------------------------------------------------------------------
+
+
+def test_a_second_pull_request_at_the_blocked_head_does_not_turn_the_commit_green(fake: FakeGitHub) -> None:
+    _, pr = park_with_pull(fake)
+    sha = pr.pull.head_sha
+    fake.branches["agent/copy"] = sha
+    twin = fake.add_issue("same commit, another branch", "", author="mallory")
+    twin.pull = type(pr.pull)(head_sha=sha, head_ref="agent/copy", base_ref=pr.pull.base_ref, commits=[sha])
+    fake.reset_log()
+
+    result = gate(fake, twin)
+    assert result.state == "blocked"
+    assert [d.id for d in result.blocking] == [DID]
+    assert result.details["same_commit"] == [f"#{pr.number}"]
+    check = gate_of(fake, sha)
+    assert check.state == "pending"
+    assert DID in check.description
+    assert f"#{pr.number}" in check.description
+    assert fake.count(path=f"/repos/acme/widgets/commits/{sha}/pulls") == 1
+
+
+def test_resolving_opens_a_commit_shared_by_two_dependents_once_neither_waits(fake: FakeGitHub) -> None:
+    _, pr = park_with_pull(fake)
+    sha = pr.pull.head_sha
+    twin = fake.add_issue("same commit", "", author="dev", labels=[LABEL])
+    twin.pull = type(pr.pull)(head_sha=sha, head_ref="agent/copy", base_ref=pr.pull.base_ref, commits=[sha])
+    outcome = lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    assert sorted(g.target for g in outcome.gates) == [f"#{pr.number}", f"#{twin.number}"]
+    assert [g.state for g in outcome.gates] == ["open", "open"]
+    assert gate_of(fake, sha).state == "success"

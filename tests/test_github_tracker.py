@@ -307,7 +307,9 @@ def test_native_dependency_added_by_a_person_blocks(fake: FakeGitHub, tracker: G
     assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
 
 
-def test_a_trailer_with_an_unknown_or_malformed_id_blocks_and_says_why(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+def test_a_trailer_with_an_unknown_or_malformed_id_blocks_and_says_why(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
     """As on the git backlog: a link parkbot cannot follow fails closed (it was a green gate before)."""
     park(tracker)
     pr = fake.add_pull(title="work", commits=[{"message": "x\n\nBlocked-by: nope\nBlocked-by: a-decision-b"}])

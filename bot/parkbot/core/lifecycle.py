@@ -39,7 +39,16 @@ from parkbot.core.models import (
     utcnow,
 )
 from parkbot.core.policy import budget_refusal, find_precedent
-from parkbot.core.tracker import BacklogHints, DependentState, GateResult, Location, Pollable, PollToken, Tracker
+from parkbot.core.tracker import (
+    BacklogHints,
+    DependentState,
+    GateResult,
+    Location,
+    Pollable,
+    PollToken,
+    SharedCommits,
+    Tracker,
+)
 
 ParkAction = Literal["created", "updated", "unchanged"]
 ResolveAction = Literal["resolved", "completed", "unchanged"]
@@ -189,6 +198,7 @@ def _publish(tracker: Tracker, decision: Decision, states: list[DependentState])
         if state.note:
             result = GateResult(result.target, result.blocking, result.resolved, {"note": state.note})
         if state.publishable:
+            result = per_commit(tracker, config=None, result=result, current=decision)
             tracker.publish_gate(result)
         results.append(result)
     return results
@@ -462,9 +472,37 @@ def linked(tracker: Tracker, config: Config, target: str) -> list[Decision]:
 
 def gate(tracker: Tracker, config: Config, target: str) -> GateResult:
     """Evaluate and publish the gate of one dependent (``#N`` or ``branch:<name>``)."""
-    result = evaluate_gate(target, linked(tracker, config, target))
+    result = per_commit(tracker, config, evaluate_gate(target, linked(tracker, config, target)))
     tracker.publish_gate(result)
     return result
+
+
+def per_commit(
+    tracker: Tracker, config: Config | None, result: GateResult, *, current: Decision | None = None
+) -> GateResult:
+    """The gate is per commit: an open result is published only when no other dependent at that commit waits.
+
+    Branch protection reads the newest check on a commit, whichever pull request it was published
+    for, so a second pull request opened at a blocked head must not turn that commit green. The
+    blockers of every dependent at the commit are named. ``current`` is a decision as this run has
+    just changed it (resolved), which its stored record may not show yet.
+    """
+    if result.blocking or not isinstance(tracker, SharedCommits):
+        return result
+    blockers: dict[str, Decision] = {}
+    waiting: list[str] = []
+    for other in tracker.sharing_commit(result.target):
+        found = tracker.linked_decisions(other) if config is None else linked(tracker, config, other)
+        if current is not None:
+            found = [current if d.id == current.id else d for d in found]
+        sibling = evaluate_gate(other, found)
+        if sibling.blocking:
+            waiting.append(other)
+            blockers.update((d.id, d) for d in sibling.blocking)
+    if not blockers:
+        return result
+    details = {**result.details, "same_commit": waiting}
+    return GateResult(result.target, tuple(blockers.values()), result.resolved, details)
 
 
 # --- escalate --------------------------------------------------------------------------------

@@ -407,3 +407,12 @@ class IndexedDependents(Protocol):
     def indexed_dependents(self, decision_id: str) -> list[str]:
         """The open dependents (``#N``) that carry the index of ``decision_id`` (its issue deleted or moved)."""
         ...
+
+
+@runtime_checkable
+class SharedCommits(Protocol):
+    """A backend whose gates are published on commits that several dependents can share."""
+
+    def sharing_commit(self, target: str) -> list[str]:
+        """The other open dependents (``#N``) whose head is the commit ``target``'s gate is published on."""
+        ...

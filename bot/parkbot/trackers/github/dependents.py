@@ -97,6 +97,33 @@ class Dependents:
         numbers.extend(found.prs)
         return list(dict.fromkeys(numbers))
 
+    def sharing_commit(self, target: str) -> list[str]:
+        """The other open pull requests whose head is the head of pull request ``target`` (1 request).
+
+        ``GET /commits/{sha}/pulls`` lists the open pull requests that contain the commit; only those
+        whose head it is share the check run published on it. Forks' pull requests are not listed by
+        commit until merged, and they cannot share a head commit of this repository's branches anyway.
+        """
+        match = _PR_TARGET.match(target)
+        if not match:
+            return []
+        number = int(match.group(1))
+        pull = self._store.pull(number)
+        sha = str(((pull or {}).get("head") or {}).get("sha") or "")
+        if not re.fullmatch(r"[0-9a-fA-F]{40}", sha):
+            return []
+        listed = self._store.unit(
+            f"find the pull requests of {sha[:12]}",
+            lambda _: self._store.raw_list(self._store.repo.get_commit(sha).get_pulls()),
+        )
+        out: list[str] = []
+        for other in listed:
+            head = str((other.get("head") or {}).get("sha") or "").lower()
+            if other.get("state") == "open" and head == sha.lower() and int(other["number"]) != number:
+                self._store.keep_pull(other)
+                out.append(f"#{other['number']}")
+        return out
+
     def indexed_dependents(self, decision_id: str) -> list[str]:
         """Open pull requests carrying the decision's label: what to gate again when its issue is gone (1 request)."""
         label = decision_label(check_decision_id(decision_id))

@@ -185,7 +185,10 @@ class DecisionIssues:
         Anyone with write access can open an issue carrying a copy of a decision's hidden block and
         its labels; authorship is the one fact about an issue nobody can change afterwards.
         """
-        return same_login(author_of(found.raw), self._store.own_login)
+        author = author_of(found.raw)
+        if same_login(author, self._store.own_login):
+            return True
+        return bool(author and author.casefold().endswith("[bot]") and self._store.guesses_own_login())
 
     def claim_problem(self, found: FoundIssue) -> str | None:
         """Why an issue that looks like a decision's (its hidden block or a decision label) is none.

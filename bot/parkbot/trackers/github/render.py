@@ -494,11 +494,21 @@ def check_output(result: GateResult, urls: Mapping[str, str | None], *, blocked_
     if result.blocking:
         n = len(result.blocking)
         noun = f"{n} open decision{'s' if n != 1 else ''}"
+        shared = [str(t) for t in result.details.get("same_commit") or []]
         lines = [
             f"This change waits for the answer to {noun}:",
             "",
             *(_decision_line(d, urls.get(d.id)) for d in result.blocking),
             "",
+            *(
+                [
+                    f"This commit is also the head of {', '.join(escape_markdown(t) for t in shared)}, which "
+                    "waits: the check is per commit, so it stays blocked while any pull request at it waits.",
+                    "",
+                ]
+                if shared
+                else []
+            ),
             "An owner answers on each decision's issue (the commands are listed there); this check turns "
             "green by itself when the last one is answered.",
         ]

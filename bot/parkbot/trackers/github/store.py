@@ -165,6 +165,14 @@ class IssueStore:
         login = self.token_login()
         return login if login.casefold().endswith("[bot]") else ACTIONS_LOGIN
 
+    def guesses_own_login(self) -> bool:
+        """Whether parkbot's login is only a guess: a person's token, and no ``bot_login`` configured.
+
+        Such a run cannot write anything with parkbot's authority (a person's command goes through
+        parkbot's own workflow), so it reads an issue any App opened as possibly parkbot's own.
+        """
+        return not self._configured_login and not self.token_login().casefold().endswith("[bot]")
+
     def token_login(self) -> str:
         """The login of the token (one GraphQL request, unless a query of this run already said)."""
         if self._token_login is None:
