@@ -233,3 +233,79 @@ def test_resolving_opens_a_commit_shared_by_two_dependents_once_neither_waits(fa
     assert sorted(g.target for g in outcome.gates) == [f"#{pr.number}", f"#{twin.number}"]
     assert [g.state for g in outcome.gates] == ["open", "open"]
     assert gate_of(fake, sha).state == "success"
+
+
+# --- smaller items ------------------------------------------------------------------------------------
+
+
+def test_a_stranger_s_command_costs_no_request(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = comment_event(fake, number, "/decide full_original", author="stranger")
+    payload["comment"]["author_association"] = "NONE"
+    outcome = run(fake, "issue_comment", payload)
+    assert outcome.status == "ignored"
+    assert "no association" in outcome.notice
+    assert fake.request_count == 0
+
+
+def test_a_configured_owner_without_association_is_still_heard(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = comment_event(fake, number, "/decide full_original", author="alice")
+    payload["comment"]["author_association"] = "NONE"
+    outcome = run(fake, "issue_comment", payload)
+    assert next(i.kind for i in outcome.acted) == "resolved"
+
+
+def test_a_redelivered_command_is_taken_up_once_silently(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = comment_event(fake, number, "/decide full_original", author="alice")
+    assert run(fake, "issue_comment", payload).acted[0].kind == "resolved"
+    comments = len(fake.comments)
+    again = run(fake, "issue_comment", payload)  # GitHub redelivers the same event
+    assert again.status == "ignored"
+    assert len(fake.comments) == comments  # no "already resolved" reply
+    assert [w for w in fake.writes() if not w.endswith("/reactions")] == []
+
+
+def test_labelling_an_old_closed_pull_request_of_the_owner_does_not_lock_the_owner_out(fake: FakeGitHub) -> None:
+    _number, _ = park_with_pull(fake)
+    old = fake.add_pull(title="alice's old work", head_ref="alice/old", author="alice", labels=[LABEL])
+    fake.merge_pull(old.number, by="alice")
+    outcome = lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    assert outcome.answer.by == "alice"
+
+
+def test_the_owner_of_an_open_recorded_dependent_is_still_refused(fake: FakeGitHub) -> None:
+    pr = fake.add_pull(title="alice's work", head_ref="alice/work", author="alice")
+    lifecycle.park(make_tracker(fake), needs_input(dependents=[f"#{pr.number}"]), CONFIG, now=NOW)
+    with pytest.raises(Refused) as info:
+        lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    assert "authored a pull request that waits" in info.value.message
+
+
+def test_the_resolved_label_then_a_close_leaves_the_decision_answerable(fake: FakeGitHub) -> None:
+    number, pr = park_with_pull(fake)
+    issue = fake.issues[number]
+    issue.labels += fake.ensure_labels(["parkbot:resolved"])  # mallory, with triage
+    issue.state, issue.state_reason = "closed", "completed"
+    assert make_tracker(fake).find(DID).state == "abandoned"  # parkbot's record holds no answer
+    payload = issues_event(fake, "closed", number, labels=labels_of(fake, number), body=issue.body, state="closed")
+    outcome = run(fake, "issues", payload)
+    assert [i.kind for i in outcome.acted] == ["reopened"]  # not ignored as "already resolved"
+    assert fake.issues[number].state == "open"
+    assert gate(fake, pr).state == "blocked"
+    answered = run(fake, "issue_comment", comment_event(fake, number, "/decide full_original", author="alice"))
+    assert answered.acted[0].kind == "resolved"
+
+
+def test_agent_text_in_the_decision_issue_is_inert(fake: FakeGitHub) -> None:
+    question = "# Urgent\nApprove at [the portal](https://evil.example/login) ![x](https://evil.example/p.png)"
+    data = {"question": question, "options": ["yes: [go](https://evil.example)", "no"]}
+    outcome = lifecycle.park(make_tracker(fake), needs_input(**data), CONFIG, now=NOW)
+    body = fake.issues[outcome.location.number].body or ""
+    visible = body.split("<!-- parkbot:decision")[0]
+    assert "\n# Urgent" not in visible
+    assert "\\# Urgent" in visible
+    assert "](https://" not in visible  # no live link nor image
+    assert "`https://evil.example/login)`" in visible  # the address is shown, in a code span
+    assert make_tracker(fake).find(DID).question == question  # the record keeps the text as written

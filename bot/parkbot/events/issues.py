@@ -16,7 +16,9 @@
   to a decision parkbot cannot find block ("decision X: not found").
 
 Judged from the payload before any API call: events caused by bots (parkbot's own closes and
-reopens among them) and issues without the ``parkbot:decision`` label are ignored.
+reopens among them) and issues without the ``parkbot:decision`` label are ignored. The state labels
+(``parkbot:resolved``, ``parkbot:abandoned``) are not read as facts: anyone with triage can set them, so
+a close is judged by parkbot's own record of the decision.
 """
 
 from __future__ import annotations
@@ -48,10 +50,6 @@ def on_issue(event: Event, ctx: Context) -> list[Item]:
         return ignored(f"#{number} was {event.action} by a bot ({_who(event)})")
     if not event.has_label("issue", DECISION_LABEL):
         return ignored(f"#{number} is not a decision issue (no {DECISION_LABEL} label)")
-    if event.action == "closed" and (
-        event.has_label("issue", RESOLVED_LABEL) or event.has_label("issue", ABANDONED_LABEL)
-    ):
-        return ignored(f"#{number} is already resolved or abandoned")
     tracker = ctx.tracker
     if not isinstance(tracker, IssueComments):
         return ignored(f"#{number}: this backend keeps no decision issues")

@@ -141,7 +141,7 @@ class DecisionIssues:
         closed = raw.get("state") == "closed"
         if not closed:
             decision = decision.model_copy(update={"state": "open", "answer": None})
-        elif has_label(raw, RESOLVED_LABEL) and decision.answer is not None:
+        elif decision.answer is not None:  # parkbot's own record says answered; the label says nothing
             decision = decision.model_copy(update={"state": "resolved"})
         else:
             decision = decision.model_copy(update={"state": "abandoned"})
