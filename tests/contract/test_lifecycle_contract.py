@@ -206,6 +206,22 @@ def test_trailer_links_block_until_resolved(harness: Any) -> None:
     assert lifecycle.gate(harness.tracker, harness.config, target).state == "open"
 
 
+def test_a_trailer_naming_a_decision_nobody_can_find_blocks_and_says_why(harness: Any) -> None:
+    """Fail closed on every backend: a link parkbot cannot follow is never a green gate."""
+    target = harness.make_dependent("agent/missing")
+    park(harness)
+    harness.link_by_trailer(target, "billing-42-decision-nothing")
+    gate = lifecycle.gate(harness.tracker, harness.config, target)
+    assert gate.state == "blocked"
+    (blocker,) = gate.blocking
+    assert blocker.id == "billing-42-decision-nothing"
+    assert blocker.state == "open"
+    assert blocker.blocking is True
+    said = " ".join([*blocker.problems, blocker.title, blocker.question])
+    assert "not" in said
+    assert "found" in said or "backlog" in said
+
+
 def test_a_dependent_stays_blocked_while_another_decision_is_open(harness: Any) -> None:
     target = harness.make_dependent("agent/two")
     park(harness, dependents=[target])

@@ -184,3 +184,16 @@ def verified(decision: Decision, config: Config) -> Decision:
         problems.append(f"unverified blocking: false ({_why(result.blocking_proof)}): it blocks until answered")
         result = result.model_copy(update={"blocking": True})
     return result.with_problems(problems) if problems != list(decision.problems) else result
+
+
+def named_in_config(config: Config, login: str) -> bool:
+    """Whether ``login`` may own a question by the configuration alone: named as an owner or in the
+    hierarchy, or the configuration names a team (membership is then only known by asking).
+
+    A commenter with no association to the repository who is not named here cannot answer anything
+    (no role, not an owner), so its command is ignored before anything is read or written.
+    """
+    named = [config.owners.default or "", *config.owners.origins.values()]
+    named += [*config.hierarchy.keys(), *config.hierarchy.values()]
+    wanted = login.casefold().lstrip("@")
+    return any(n.casefold().lstrip("@") == wanted or "/" in n for n in named if n)

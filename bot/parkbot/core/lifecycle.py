@@ -50,6 +50,7 @@ from parkbot.core.tracker import (
     Location,
     Pollable,
     PollToken,
+    SharedCommits,
     Tracker,
 )
 
@@ -236,6 +237,7 @@ def _publish(tracker: Tracker, decision: Decision, states: list[DependentState])
         if state.note:
             result = GateResult(result.target, result.blocking, result.resolved, {"note": state.note})
         if state.publishable:
+            result = per_commit(tracker, config=None, result=result, current=decision)
             tracker.publish_gate(result)
         results.append(result)
     return results
@@ -574,9 +576,37 @@ def linked(tracker: Tracker, config: Config, target: str) -> list[Decision]:
 
 def gate(tracker: Tracker, config: Config, target: str) -> GateResult:
     """Evaluate and publish the gate of one dependent (``#N`` or ``branch:<name>``)."""
-    result = evaluate_gate(target, linked(tracker, config, target))
+    result = per_commit(tracker, config, evaluate_gate(target, linked(tracker, config, target)))
     tracker.publish_gate(result)
     return result
+
+
+def per_commit(
+    tracker: Tracker, config: Config | None, result: GateResult, *, current: Decision | None = None
+) -> GateResult:
+    """The gate is per commit: an open result is published only when no other dependent at that commit waits.
+
+    Branch protection reads the newest check on a commit, whichever pull request it was published
+    for, so a second pull request opened at a blocked head must not turn that commit green. The
+    blockers of every dependent at the commit are named. ``current`` is a decision as this run has
+    just changed it (resolved), which its stored record may not show yet.
+    """
+    if result.blocking or not isinstance(tracker, SharedCommits):
+        return result
+    blockers: dict[str, Decision] = {}
+    waiting: list[str] = []
+    for other in tracker.sharing_commit(result.target):
+        found = tracker.linked_decisions(other) if config is None else linked(tracker, config, other)
+        if current is not None:
+            found = [current if d.id == current.id else d for d in found]
+        sibling = evaluate_gate(other, found)
+        if sibling.blocking:
+            waiting.append(other)
+            blockers.update((d.id, d) for d in sibling.blocking)
+    if not blockers:
+        return result
+    details = {**result.details, "same_commit": waiting}
+    return GateResult(result.target, tuple(blockers.values()), result.resolved, details)
 
 
 # --- escalate --------------------------------------------------------------------------------
@@ -821,7 +851,7 @@ def finish_resolution(
     )
 
 
-HandAction = Literal["ignored", "finished", "abandoned", "reopened", "closed_again", "revived"]
+HandAction = Literal["ignored", "finished", "abandoned", "reopened", "closed_again", "revived", "restored"]
 
 
 @dataclass(frozen=True)
@@ -900,3 +930,20 @@ def reopened_by_hand(
     location = tracker.update(revived)
     gates = [gate(tracker, config, target) for target in decision.dependents] if decision.blocking else []
     return HandOutcome("revived", revived, REVIVED.format(who=who), location, gates=gates)
+
+
+RESTORED = (
+    "{who} {what}. Labels only help find a decision; they never answer it, so nothing was unblocked: parkbot "
+    "put back what it could, and the dependents stay blocked until an owner answers here."
+)
+
+
+def index_changed_by_hand(tracker: Tracker, config: Config, decision: Decision, who: str, what: str) -> HandOutcome:
+    """Someone removed what indexes a decision (its labels): treated like a close without an answer.
+
+    The record is written back as it stands (its labels with it), and an open, blocking decision
+    links and blocks its dependents again (their labels too): the index is restored, nothing opens.
+    """
+    location = tracker.update(decision)
+    gates = _block(tracker, decision) if decision.state == "open" else []
+    return HandOutcome("restored", decision, RESTORED.format(who=who, what=what), location, gates=gates)

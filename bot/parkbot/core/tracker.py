@@ -416,3 +416,21 @@ class BacklogHints(Protocol):
     def missing_hint(self) -> str | None:
         """What to do when nothing was found, or None when an empty answer needs no explanation."""
         ...
+
+
+@runtime_checkable
+class IndexedDependents(Protocol):
+    """A backend that can name the dependents indexed under a decision it can no longer read."""
+
+    def indexed_dependents(self, decision_id: str) -> list[str]:
+        """The open dependents (``#N``) that carry the index of ``decision_id`` (its issue deleted or moved)."""
+        ...
+
+
+@runtime_checkable
+class SharedCommits(Protocol):
+    """A backend whose gates are published on commits that several dependents can share."""
+
+    def sharing_commit(self, target: str) -> list[str]:
+        """The other open dependents (``#N``) whose head is the commit ``target``'s gate is published on."""
+        ...

@@ -158,6 +158,16 @@ def _handle(
     decision = tracker.decision_at(issue_number)
     if decision is None:
         return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
+    source = tracker.comment_url(issue_number, comment_id)
+    answer = decision.answer
+    if (
+        answer is not None
+        and answer.source == source
+        and (command.arg or "").strip().casefold() == answer.value.casefold()
+    ):
+        # This very comment, as it is, gave the recorded answer: a redelivery (or a re-run) is taken up once,
+        # silently. An edit into another answer is not this: it goes on, and is refused visibly.
+        return CommandResult("ignored", "already_taken_up", command, decision.id)
     seen_at = None
     if isinstance(tracker, CommentRecords):
         record = tracker.comment_record(issue_number, comment_id)
@@ -167,7 +177,6 @@ def _handle(
         problem = authorship_problem(record, author)
         if problem is not None:
             return refuse("not_authorized", problem, decision.id)
-    source = tracker.comment_url(issue_number, comment_id)
     try:
         return _run(tracker, config, command, decision, actor, source, issue_number, key, now, seen_at)
     except BackendFailure:

@@ -87,11 +87,18 @@ class Access:
         return Actor(login)
 
     def dependent_authors(self, decision: Decision) -> frozenset[str]:
-        """The authors of the decision's dependent pull requests, as GitHub reports them."""
+        """The authors of the open pull requests the decision's own record names as its dependents.
+
+        Only parkbot's record counts, not the labels (anyone with triage can put a label on an old pull
+        request the owner once wrote, to lock the owner out), and only open pull requests wait.
+        """
         authors = set()
-        for number in self._dependents.pr_numbers(decision):
+        numbers = [n for target in decision.dependents for n in self._dependents.target_prs(target)]
+        for number in dict.fromkeys(numbers):
             pull = self._store.pull(number, fresh=True)
-            author = login_of(pull.get("user")) if pull else None
+            if not pull or pull.get("state") != "open":
+                continue
+            author = login_of(pull.get("user"))
             if author:
                 authors.add(author.casefold())
         return frozenset(authors)
