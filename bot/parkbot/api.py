@@ -651,13 +651,15 @@ class Backlog:
         On GitHub the result is also published as the gate of the pull request's head.
         """
         if (pr is None) == (ref is None):
-            raise InvalidInput("name exactly one thing to gate: a pull request number, or --ref BRANCH")
+            raise InvalidInput("name exactly one thing to gate: a pull request, or a branch", reason="gate_target")
         if pr is not None:
             number = str(pr).strip().lstrip("#")
             if not number.isascii() or not number.isdigit():
                 raise InvalidInput(f"{pr!r} is not a pull request number")
             if self.backend != "github":
-                raise InvalidInput("pull requests live on GitHub: add --backend github, or gate a branch with --ref")
+                raise InvalidInput(
+                    "pull requests live on GitHub, and this is the embedded git backlog", reason="pr_needs_github"
+                )
             target = f"#{int(number)}"
         else:
             target = f"branch:{ref}"
@@ -823,7 +825,7 @@ class Backlog:
         try:
             return self.tracker.actor(by)
         except InvalidInput as exc:
-            raise InvalidInput(f"say who {verb} with --by LOGIN (or PARKBOT_ACTOR): {exc.message}") from None
+            raise InvalidInput(f"parkbot cannot tell who {verb}: {exc.message}", reason="who_acts") from None
 
 
 def _location_of(result: _Located) -> Location:

@@ -41,7 +41,7 @@ from parkbot.api import (
     wait_for_answer,
 )
 from parkbot.core.durations import Duration
-from parkbot.core.errors import InvalidInput, ParkbotError
+from parkbot.core.errors import InvalidInput, ParkbotError, with_step
 from parkbot.core.models import DECISION_ID_REGEX, MAX_ID_LENGTH, describe_validation_error, result_json_schema
 
 SERVER_NAME = "parkbot"
@@ -144,7 +144,7 @@ def _args(model: type[_Args], arguments: dict[str, Any]) -> Any:
     try:
         return model.model_validate(arguments)
     except ValidationError as exc:
-        raise InvalidInput(describe_validation_error(exc, "arguments")) from None
+        raise InvalidInput(describe_validation_error(exc, "arguments", model.model_fields)) from None
 
 
 def _park_schema() -> dict[str, Any]:
@@ -275,8 +275,27 @@ def _success(data: dict[str, Any]) -> types.CallToolResult:
     )
 
 
+#: The next step of a failure, in the words of the tools and their arguments (the core's messages use no
+#: surface's syntax; the command line adds ``parkbot ...`` commands, GitHub replies ``/decide ...``).
+STEPS = {
+    "gate_target": "give exactly one of the arguments pr and ref",
+    "pr_needs_github": "give ref (a branch) instead; pull requests need a server started on GitHub "
+    "(PARKBOT_BACKEND=github)",
+    "not_a_repository": "or start the server inside a git repository, or on GitHub (PARKBOT_BACKEND=github)",
+}
+
+
+def mcp_message(exc: ParkbotError) -> str:
+    """The message of a tool error: the core's, and the next step in terms of tools and arguments."""
+    if exc.reason == "not_found":
+        return with_step(exc.message, "the list tool gives the ids" if exc.decision else None)
+    return with_step(exc.message, STEPS.get(exc.reason))
+
+
 def _failure(exc: ParkbotError) -> types.CallToolResult:
-    error = {"error": exc.reason, "message": exc.message, "exit_code": int(exc.exit_code)}
+    error: dict[str, Any] = {"error": exc.reason, "message": mcp_message(exc), "exit_code": int(exc.exit_code)}
+    if exc.suggestions:
+        error["did_you_mean"] = list(exc.suggestions)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(error, indent=2))],
         structured_content=error,
