@@ -59,6 +59,7 @@ from parkbot.core.models import (
     utcnow,
 )
 from parkbot.core.tracker import BacklogHints, GateResult, Location, OwnIdentityRecords, PollToken, Syncing, Tracker
+from parkbot.details import Shown, detail_lines
 
 __all__ = [
     "Backlog",
@@ -100,8 +101,11 @@ class _Result(BaseModel):
     def text(self) -> str:
         return self._text
 
-    def _told(self, text: str) -> Self:
-        self._text = text
+    def _told(self, text: str, shown: Shown | None = None, *, indent: str = "  ", last: str | None = None) -> Self:
+        """The text: ``text`` for people, then every other field of the ``--json`` object (:mod:`parkbot.details`;
+        ``shown`` names the fields ``text`` already shows), then ``last``."""
+        details = detail_lines(self.model_dump(mode="json", by_alias=True), shown, indent)
+        self._text = "\n".join([text, *details, *([last] if last is not None else [])])
         return self
 
 
@@ -153,15 +157,17 @@ class GateReport(_Result):
             resolved=[d.id for d in result.resolved],
             note=result.details.get("note"),
         )
+        shown = {"target": None, "state": None, "blocking": None}
         if not result.blocking:
-            return report._told(f"{result.target}: open (no open decision blocks it)")
+            return report._told(f"{result.target}: open (no open decision blocks it)", shown)
         lines = [f"{result.target}: blocked by {len(result.blocking)} open decision(s)"]
         lines += [f"  {d.id}  {d.title}  (owner {d.owner})" for d in result.blocking]
-        return report._told("\n".join(lines))
+        return report._told("\n".join(lines), shown)
 
 
-def _gate_lines(gates: list[GateReport]) -> str:
-    return "".join(f"\n  {g.target}: {g.state}" for g in gates)
+#: What the first line of a filed or answered item shows (its location is shown there too, for a filing).
+_LOCATION: Shown = {"backend": None, "ref": None, "path": None, "number": None, "url": None}
+_FILED: Shown = {"id": None, "action": None, "owner": None, **_LOCATION}
 
 
 class Filed(_Located):
@@ -267,6 +273,14 @@ class DecisionItem(Decision):
         return cls.model_construct(**built)
 
 
+#: What the first lines of ``show`` say; every other field follows as ``key: value`` (:mod:`parkbot.details`).
+_VIEWED: Shown = {
+    **dict.fromkeys(["id", "state", "title", "chain", "owner", "question", "options", "guess", "dependents"]),
+    "problems": None,
+    "answer": ("value", "by", "at"),
+}
+
+
 class DecisionView(DecisionItem):
     """One decision as ``show`` shows it: the record, where it lives, and its answer (even one recorded
     by a resolution that has not finished yet)."""
@@ -287,13 +301,12 @@ class DecisionView(DecisionItem):
             joined = ", ".join(self.dependents)
             lines.append(f"blocks: {joined}" if self.blocking else f"dependents (non-blocking): {joined}")
         lines += [f"problem: {problem}" for problem in self.found_problems]
+        data = self.model_dump(mode="json", by_alias=True)
         if self.answer is not None:
             flag = " [explicit default: an assumption]" if self.answer.assumption else ""
             pending = " (recorded; resolution not finished, re-run resolve)" if self.state == "open" else ""
-            lines.append(
-                f"answer: {self.answer.value} by {self.answer.by} at {self.answer.at.isoformat()}{flag}{pending}"
-            )
-        return "\n".join(lines)
+            lines.append(f"answer: {self.answer.value} by {self.answer.by} at {data['answer']['at']}{flag}{pending}")
+        return "\n".join([*lines, *detail_lines(data, _VIEWED, indent="")])
 
 
 class DecisionList(_Result):
@@ -424,9 +437,11 @@ class ResumeContext(_Result):
             how = " (explicit default: an assumption)" if answer.assumption else ""
             if answer.citation:
                 how = f" (from precedent {answer.citation.decision})"
-            lines.append(f"answer: {answer.value} by {answer.by}{how}")
-        lines.append("work_so_far: " + json.dumps(decision.work_so_far, indent=2, default=str))
-        return context._told("\n".join(lines))
+            at = context.model_dump(mode="json")["answered_at"]
+            lines.append(f"answer: {answer.value} by {answer.by} at {at}{how}")
+        work = "work_so_far: " + json.dumps(decision.work_so_far, indent=2, ensure_ascii=False, default=str)
+        shown = dict.fromkeys(["id", "state", "question", "answer", "answered_by", "answered_at", "work_so_far"])
+        return context._told("\n".join(lines), shown, indent="", last=work)
 
 
 class Synced(_Result):
@@ -603,14 +618,14 @@ class Backlog:
         if isinstance(parsed, NeedsInput):
             filed = Filed.of(lifecycle.park(tracker, parsed, config))
             return filed._told(
-                f"{filed.action} {filed.id} (owner {filed.owner}) at {_where(_location_of(filed))}"
-                f"{_gate_lines(filed.gates)}"
+                f"{filed.action} {filed.id} (owner {filed.owner}) at {_where(_location_of(filed))}", _FILED
             )
         if isinstance(parsed, DoneWithAssumptions):
             filed = Filed.of(lifecycle.park_review(tracker, parsed, config))
             return filed._told(
                 f"{filed.action} review item {filed.id} ({len(parsed.assumptions)} assumption(s), owner "
-                f"{filed.owner}, non-blocking) at {_where(_location_of(filed))}"
+                f"{filed.owner}, non-blocking) at {_where(_location_of(filed))}",
+                _FILED,
             )
         return check_inventory(tracker, parsed)
 
@@ -682,7 +697,9 @@ class Backlog:
         items: builtins.list[DecisionItem] = [DecisionItem.of(d) for d in decisions]
         rows = [_list_row(d) for d in decisions]
         listed = DecisionList(decisions=items, count=len(items))
-        return listed._told("\n".join(rows) if rows else self._nothing_listed(query))
+        return listed._told(
+            "\n".join(rows) if rows else self._nothing_listed(query), {"decisions": None, "count": None}
+        )
 
     def list_printed(
         self,
@@ -743,8 +760,8 @@ class Backlog:
         note = " (explicit default, flagged as an assumption)" if resolved.assumption else ""
         # (see the docstring for what a person's token on GitHub does instead)
         return resolved._told(
-            f"{resolved.action} {resolved.id}: {resolved.answer.value!r} by {resolved.answer.by}{note}"
-            f"{_gate_lines(resolved.gates)}"
+            f"{resolved.action} {resolved.id}: {resolved.answer.value!r} by {resolved.answer.by}{note}",
+            {"id": None, "action": None, "answer": ("value", "by")},
         )
 
     def escalate(self, id: str, *, by: str | None = None, to: str | None = None) -> Filed | Requested:
@@ -755,7 +772,7 @@ class Backlog:
             return self._request(decision, text, actor)
         outcome = lifecycle.escalate(self.tracker, self.config, id, actor, to=to)
         filed = Filed.of(outcome)
-        return filed._told(f"escalated {filed.id}: {' -> '.join(filed.chain)}")
+        return filed._told(f"escalated {filed.id}: {' -> '.join(filed.chain)}", {"id": None, "chain": None})
 
     def return_to_requester(self, id: str, *, by: str | None = None) -> Filed | Requested:
         """Hand the question back to the requester of an interactive run."""
@@ -764,7 +781,7 @@ class Backlog:
             return self._ask(id, actor, "/return")
         outcome = lifecycle.return_to_requester(self.tracker, self.config, id, actor)
         filed = Filed.of(outcome)
-        return filed._told(f"returned {filed.id} to {filed.owner}")
+        return filed._told(f"returned {filed.id} to {filed.owner}", {"id": None, "owner": None})
 
     def accept(self, id: str, *, by: str | None = None) -> Resolved | Requested:
         """Accept a review item's stated assumptions and close it."""
@@ -773,7 +790,7 @@ class Backlog:
             return self._ask(id, actor, "/accept")
         outcome = lifecycle.accept_review(self.tracker, self.config, id, actor)
         resolved = Resolved.of(outcome)
-        return resolved._told(f"{resolved.action} {resolved.id}: assumptions accepted")
+        return resolved._told(f"{resolved.action} {resolved.id}: assumptions accepted", {"id": None, "action": None})
 
     def override(self, id: str, number: int, text: str, *, by: str | None = None) -> Filed | Requested:
         """Turn assumption ``number`` of a review item into a recorded answer."""
@@ -782,7 +799,7 @@ class Backlog:
             return self._ask(id, actor, f"/override {number} {text.strip()}")
         outcome = lifecycle.override_assumption(self.tracker, self.config, id, number, text, actor)
         filed = Filed.of(outcome)
-        return filed._told(f"{filed.action} {filed.id}: assumption {number} overridden")
+        return filed._told(f"{filed.action} {filed.id}: assumption {number} overridden", {"id": None, "action": None})
 
     # -- sharing --------------------------------------------------------------------------------
     def sync(self, remote: str = "origin") -> Synced:
@@ -792,7 +809,7 @@ class Backlog:
             raise InvalidInput("sync shares the embedded git backlog; on GitHub the issues are already shared")
         result = tracker.sync(remote)
         synced = Synced(remote=remote, action=result.action, ignored=list(result.ignored))
-        return synced._told(f"{self.config.backlog_ref} <-> {remote}: {result.summary()}")
+        return synced._told(f"{self.config.backlog_ref} <-> {remote}: {result.summary()}", {"remote": None})
 
     @staticmethod
     def schema() -> dict[str, Any]:
@@ -817,7 +834,8 @@ class Backlog:
         requested = Requested(id=decision.id, command=text, by=actor.login, comment=url, **_location(location))
         return requested._told(
             f"requested {decision.id}: posted {text!r} as {actor.login} on {_where(location)}; parkbot records it "
-            f"when the comment's event reaches its workflow (follow it with `parkbot wait {decision.id}`)"
+            f"when the comment's event reaches its workflow (follow it with `parkbot wait {decision.id}`)",
+            {"id": None, "command": None, "by": None, **_LOCATION},
         )
 
     def _actor(self, by: str | None, verb: str) -> Actor:
@@ -839,9 +857,11 @@ def check_inventory(tracker: Tracker, result: Done | Failed) -> Inventory:
     filing.check_inventory(tracker, result)
     if result.none:
         return Inventory(origin=result.origin, status=result.status, none=True, decisions=[])._told(
-            f"{result.origin}: {result.status}, no decisions surfaced (stated explicitly)"
+            f"{result.origin}: {result.status}, no decisions surfaced (stated explicitly)",
+            {"origin": None, "status": None, "none": None},
         )
     ids = result.decision_ids()
     return Inventory(origin=result.origin, status=result.status, none=False, decisions=ids)._told(
-        f"{result.origin}: {result.status}, {len(ids)} decision(s) surfaced, all in the backlog"
+        f"{result.origin}: {result.status}, {len(ids)} decision(s) surfaced, all in the backlog",
+        {"origin": None, "status": None},
     )
