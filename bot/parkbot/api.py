@@ -166,7 +166,7 @@ class GateReport(_Result):
 
 
 #: What the first line of a filed or answered item shows (its location is shown there too, for a filing).
-_LOCATION: Shown = {"backend": None, "ref": None, "path": None, "number": None, "url": None}
+_LOCATION: Shown = {"ref": None, "path": None, "number": None, "url": None}
 _FILED: Shown = {"id": None, "action": None, "owner": None, **_LOCATION}
 
 
