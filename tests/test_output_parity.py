@@ -162,7 +162,7 @@ def test_show_park_and_resume_print_every_field_their_json_holds_in_every_state(
 
 def test_the_parity_check_fails_when_the_text_leaves_a_field_out() -> None:
     data = {"id": "x-decision-y", "precedent": {"decision": "x-decision-z", "answered_by": "bob"}}
-    with pytest.raises(AssertionError, match="precedent.answered_by"):
+    with pytest.raises(AssertionError, match=r"precedent\.answered_by"):
         assert_shows("x-decision-y x-decision-z", data, "show")
 
 
