@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 
 #: How many suggestions a message names, at most.
 SHOWN = 3
+#: How alike a decision id must be to be suggested: ids share ``-decision-``, which makes any two look alike
+#: at difflib's usual 0.6 (``billing-42-decision-refnud`` and ``billing-46-decision-assumptions``: 0.70).
+ID_CUTOFF = 0.8
 
 
 def closest(typed: str, known: Iterable[str], *, n: int = SHOWN, cutoff: float = 0.6) -> list[str]:
@@ -47,6 +50,6 @@ def near_ids(typed: str, tracker: Tracker) -> list[str]:
 
     try:
         ids = tracker.decision_ids() if isinstance(tracker, DecisionIds) else (d.id for d in tracker.iter_decisions())
-        return closest(typed, ids)
+        return closest(typed, ids, cutoff=ID_CUTOFF)
     except ParkbotError:
         return []
