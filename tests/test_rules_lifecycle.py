@@ -642,7 +642,7 @@ def test_a_missing_decision_says_why_when_the_backend_knows_and_which_id_it_is_o
             ": the backlog ref was not fetched: git fetch origin refs/parkbot/backlog:refs/parkbot/backlog",
             None,  # the backend's hint says what to do: a surface adds no "check the id"
         ),
-        (MemoryTracker(), "", DID),
+        (MemoryTracker(), "", "check_id"),
     ]:
         for call in (
             lambda t: lifecycle.answer_of(t, CONFIG, DID),
@@ -651,7 +651,7 @@ def test_a_missing_decision_says_why_when_the_backend_knows_and_which_id_it_is_o
             with pytest.raises(NotFound) as info:
                 call(tracker)
             assert (info.value.message, info.value.exit_code) == (f"no decision {DID} in this backlog{ending}", 2)
-            assert (info.value.decision, info.value.suggestions) == (about, ())
+            assert (info.value.decision, info.value.step, info.value.suggestions) == (DID, about, ())
 
 
 def test_a_resolution_stopped_part_way_is_asked_for_again_not_reported_unchanged() -> None:
@@ -670,7 +670,7 @@ def test_an_owners_act_on_a_question_that_is_not_open_is_refused_before_anything
     resolve(tracker)
     assert refusal(lifecycle.act_command, tracker, CONFIG, DID, Actor("alice"), "/return") == (
         "resolved",
-        f"decision {DID} is resolved; /return acts on open ones",
+        f"decision {DID} is resolved; only open decisions are acted on",
     )
 
 

@@ -132,7 +132,7 @@ def test_outside_a_repository_the_command_line_offers_its_own_backend_option(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PARKBOT_BACKEND", raising=False)
     code, message, error = refusal("show", DID)
-    assert (code, error["error"]) == (2, "not_a_repository")
+    assert (code, error["error"]) == (2, "invalid")
     assert "run `git init` there; or work on GitHub issues with --backend github" in message
 
 

@@ -666,14 +666,14 @@ class Backlog:
         On GitHub the result is also published as the gate of the pull request's head.
         """
         if (pr is None) == (ref is None):
-            raise InvalidInput("name exactly one thing to gate: a pull request, or a branch", reason="gate_target")
+            raise InvalidInput("name exactly one thing to gate: a pull request, or a branch", step="gate_target")
         if pr is not None:
             number = str(pr).strip().lstrip("#")
             if not number.isascii() or not number.isdigit():
                 raise InvalidInput(f"{pr!r} is not a pull request number")
             if self.backend != "github":
                 raise InvalidInput(
-                    "pull requests live on GitHub, and this is the embedded git backlog", reason="pr_needs_github"
+                    "pull requests live on GitHub, and this is the embedded git backlog", step="pr_on_github"
                 )
             target = f"#{int(number)}"
         else:
@@ -843,7 +843,7 @@ class Backlog:
         try:
             return self.tracker.actor(by)
         except InvalidInput as exc:
-            raise InvalidInput(f"parkbot cannot tell who {verb}: {exc.message}", reason="who_acts") from None
+            raise InvalidInput(f"parkbot cannot tell who {verb}: {exc.message}", step="name_actor") from None
 
 
 def _location_of(result: _Located) -> Location:

@@ -278,18 +278,17 @@ def _success(data: dict[str, Any]) -> types.CallToolResult:
 #: The next step of a failure, in the words of the tools and their arguments (the core's messages use no
 #: surface's syntax; the command line adds ``parkbot ...`` commands, GitHub replies ``/decide ...``).
 STEPS = {
+    "check_id": "the list tool gives the ids",
     "gate_target": "give exactly one of the arguments pr and ref",
-    "pr_needs_github": "give ref (a branch) instead; pull requests need a server started on GitHub "
+    "pr_on_github": "give ref (a branch) instead; pull requests need a server started on GitHub "
     "(PARKBOT_BACKEND=github)",
-    "not_a_repository": "or start the server inside a git repository, or on GitHub (PARKBOT_BACKEND=github)",
+    "other_backend": "or start the server inside a git repository, or on GitHub (PARKBOT_BACKEND=github)",
 }
 
 
 def mcp_message(exc: ParkbotError) -> str:
-    """The message of a tool error: the core's, and the next step in terms of tools and arguments."""
-    if exc.reason == "not_found":
-        return with_step(exc.message, "the list tool gives the ids" if exc.decision else None)
-    return with_step(exc.message, STEPS.get(exc.reason))
+    """The message of a tool error: the core's, and the next step (by its ``step``) in terms of tools and arguments."""
+    return with_step(exc.message, STEPS.get(exc.step or ""))
 
 
 def _failure(exc: ParkbotError) -> types.CallToolResult:

@@ -1,6 +1,6 @@
 """What a failure says on the command line: the core's plain message, and the next step as a ``parkbot`` command.
 
-The core words its refusals without any surface's syntax and gives each a reason code and the decision
+The core words its refusals without any surface's syntax and gives each a reason code, a next step's code and the decision
 it is about (:class:`~parkbot.core.errors.ParkbotError`); this is where the command line adds its own
 commands, as a GitHub reply adds ``/decide ...`` (``parkbot.events.replies``) and an MCP error names the
 tool's arguments (``parkbot.mcp_server``).
@@ -16,24 +16,24 @@ ANSWER = "parkbot resolve {id} --answer OPTION"
 
 
 def next_step(exc: ParkbotError) -> str | None:
-    """The ``parkbot`` command to run next for this failure, or None when the message says all."""
+    """The ``parkbot`` command to run next for this failure (by its ``step``), or None when the message says all."""
     did = exc.decision or "ID"
     answer = ANSWER.format(id=did)
     steps = {
-        "no_hierarchy": f"answer with `{answer}`, or with an explicit default: `{answer} --default` (a hierarchy "
-        "is set in .github/parkbot.yml)",
-        "top_of_hierarchy": f"answer with `{answer}`, or with an explicit default: `{answer} --default`",
-        "not_a_review": f"answer it with `{answer}`",
-        "review_item": f"`parkbot accept {did}` accepts them, `parkbot override {did} NUMBER TEXT` overrides one",
-        "unfinishable": f"finish it with `{answer}`",
+        "check_id": "check the id with `parkbot list`",
+        "add_hierarchy_or_answer": f"answer with `{answer}`, or with an explicit default: `{answer} --default` "
+        "(a hierarchy is set in .github/parkbot.yml)",
+        "answer_or_default": f"answer with `{answer}`, or with an explicit default: `{answer} --default`",
+        "answer": f"answer it with `{answer}`",
+        "accept_or_override": f"`parkbot accept {did}` accepts them, `parkbot override {did} NUMBER TEXT` "
+        "overrides one",
+        "answer_again": f"finish it with `{answer}`",
         "gate_target": "give a pull request number (PR), or --ref BRANCH",
-        "pr_needs_github": "add --backend github, or gate a branch with --ref BRANCH",
-        "not_a_repository": "or work on GitHub issues with --backend github",
-        "who_acts": "name them with --by LOGIN (or PARKBOT_ACTOR)",
+        "pr_on_github": "add --backend github, or gate a branch with --ref BRANCH",
+        "other_backend": "or work on GitHub issues with --backend github",
+        "name_actor": "name them with --by LOGIN (or PARKBOT_ACTOR)",
     }
-    if exc.reason == "not_found":
-        return "check the id with `parkbot list`" if exc.decision else None
-    return steps.get(exc.reason)
+    return steps.get(exc.step or "")
 
 
 def cli_message(exc: ParkbotError) -> str:

@@ -24,7 +24,7 @@ class ParkbotError(Exception):
     """Base class: a message meant for a person, and the exit code for a machine.
 
     The message is plain text, in no surface's syntax: each surface (the command line, a reply on
-    GitHub, an MCP tool error) adds the next step in its own commands, chosen by ``reason`` and the
+    GitHub, an MCP tool error) adds the next step in its own commands, chosen by ``step`` and the
     ``decision`` it is about (see ``parkbot.cli.messages``, ``parkbot.events.replies`` and
     ``parkbot.mcp_server``).
     """
@@ -38,6 +38,7 @@ class ParkbotError(Exception):
         message: str,
         *,
         reason: str | None = None,
+        step: str | None = None,
         decision: str | None = None,
         suggestions: Sequence[str] = (),
     ) -> None:
@@ -45,7 +46,9 @@ class ParkbotError(Exception):
         self.message = message
         if reason is not None:
             self.reason = reason
-        #: The decision the failure is about, for a surface's next-step hint.
+        #: What the person can do next, as a code each surface words in its own commands (None: nothing to add).
+        self.step = step
+        #: The decision the failure is about, for a surface's next step.
         self.decision = decision
         #: The closest existing decision ids, for a mistyped one (already named in the message).
         self.suggestions = tuple(suggestions)

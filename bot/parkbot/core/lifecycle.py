@@ -234,7 +234,8 @@ def _found(did: str, decision: Decision | None, tracker: Tracker | None = None) 
         # With the backend's own hint (a backlog not fetched yet) a surface adds no "check the id" of its own.
         raise NotFound(
             f"no decision {did} in this backlog{mean}" + (f": {hint}" if hint else ""),
-            decision=None if hint else did,
+            step=None if hint else "check_id",
+            decision=did,
             suggestions=near,
         )
     return decision
@@ -381,7 +382,7 @@ def _judge_answer(
     if decision.kind == "review":
         raise InvalidInput(
             f"{decision.id} is a review item: accept its assumptions, or override one of them",
-            reason="review_item",
+            step="accept_or_override",
             decision=decision.id,
         )
     authority.authorize(tracker, config, decision, by)
@@ -426,7 +427,7 @@ def act_command(tracker: Tracker, config: Config, decision_id: str, by: Actor, t
     decision = _load(tracker, config, decision_id)
     if decision.state != "open":
         raise Refused(
-            f"decision {decision.id} is {decision.state}; {text.split()[0]} acts on open ones", reason=decision.state
+            f"decision {decision.id} is {decision.state}; only open decisions are acted on", reason=decision.state
         )
     authority.authorize(tracker, config, decision, by)
     return decision
@@ -516,6 +517,7 @@ def _judge_escalation(
             "escalation is not available here: the configuration has no hierarchy. "
             "Answer the question, or answer with an explicit default.",
             reason="no_hierarchy",
+            step="add_hierarchy_or_answer",
             decision=decision.id,
         )
     owner = authority.current_owner(decision, config)
@@ -525,6 +527,7 @@ def _judge_escalation(
             f"{owner} is at the top of the hierarchy: nobody above can take {decision.id}. "
             "Answer it, or answer with an explicit default.",
             reason="top_of_hierarchy",
+            step="answer_or_default",
             decision=decision.id,
         )
     if to is not None and to.casefold() != above.casefold():
@@ -600,7 +603,7 @@ def _load_review(tracker: Tracker, config: Config, decision_id: str, by: Actor) 
     decision = _load(tracker, config, decision_id)
     if decision.kind != "review":
         raise InvalidInput(
-            f"{decision.id} is a decision, not a review item: answer it", reason="not_a_review", decision=decision.id
+            f"{decision.id} is a decision, not a review item: answer it", step="answer", decision=decision.id
         )
     authority.authorize(tracker, config, decision, by)
     return decision
@@ -709,7 +712,7 @@ def finish_resolution(
         raise InvalidInput(
             f"{decision.id}: a {recorded.kind} answer is recorded but cannot be finished automatically; "
             "an owner finishes it by answering again",
-            reason="unfinishable",
+            step="answer_again",
             decision=decision.id,
         )
     return resolve(

@@ -171,7 +171,7 @@ class GitTracker:
             why = "" if "not a git repository" in said or "does not exist" in said else f" (git: {said})"
             raise InvalidInput(
                 f"{Path(path).resolve()} is not inside a git repository{why}; run `git init` there",
-                reason="not_a_repository",
+                step="other_backend",
             ) from exc
         return cls(repo, ref=ref, base=base, config=config)
 
