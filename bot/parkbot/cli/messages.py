@@ -1,9 +1,9 @@
 """What a failure says on the command line: the core's plain message, and the next step as a ``parkbot`` command.
 
-The core words its refusals without any surface's syntax and gives each a reason code, a next step's code and the decision
-it is about (:class:`~parkbot.core.errors.ParkbotError`); this is where the command line adds its own
-commands, as a GitHub reply adds ``/decide ...`` (``parkbot.events.replies``) and an MCP error names the
-tool's arguments (``parkbot.mcp_server``).
+The core words its refusals without any surface's syntax and gives each a reason code, a next step's
+code and the decision it is about (:class:`~parkbot.core.errors.ParkbotError`); this is where the command
+line adds its own commands, as a GitHub reply adds ``/decide ...`` (``parkbot.events.replies``) and an
+MCP error names the tool's arguments (``parkbot.mcp_server``).
 """
 
 from __future__ import annotations
