@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 import click
 
+from parkbot.cli.messages import cli_message, error_object
 from parkbot.core.errors import ExitCode, ParkbotError
 from parkbot.terminal import printable
 
@@ -140,16 +141,12 @@ def show(state: State, result: Printable) -> None:
         sys.exit(int(result.exit_code))
 
 
-def error_object(exc: ParkbotError) -> dict[str, Any]:
-    """The one shape of every failure with ``--json`` (documented in docs/cli.md)."""
-    return {"error": exc.reason, "message": exc.message, "exit_code": int(exc.exit_code)}
-
-
 def fail(exc: ParkbotError, *, as_json: bool) -> NoReturn:
-    """Report an understood failure: one JSON object with ``--json``, a readable message on stderr always."""
+    """Report an understood failure: one JSON object with ``--json``, a readable message on stderr always
+    (the core's message with the next step as a ``parkbot`` command, see :mod:`parkbot.cli.messages`)."""
     if as_json:
         click.echo(json.dumps(error_object(exc), indent=2))
-    click.echo(f"parkbot: {printable(exc.message)}", err=True)
+    click.echo(f"parkbot: {printable(cli_message(exc))}", err=True)
     sys.exit(int(exc.exit_code))
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from parkbot.core import authority
+from parkbot.core import authority, suggest
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
 from parkbot.core.errors import ConcurrentChange, ContentChanged, InvalidInput, NotFound, Refused
@@ -282,8 +282,14 @@ def _checked_id(decision_id: str) -> str:
 def _found(did: str, decision: Decision | None, tracker: Tracker | None = None) -> Decision:
     if decision is None:
         hint = tracker.missing_hint() if isinstance(tracker, BacklogHints) else None
+        near = suggest.near_ids(did, tracker) if tracker is not None and hint is None else []
+        mean = f"; {suggest.did_you_mean(near)}" if near else ""
+        # With the backend's own hint (a backlog not fetched yet) a surface adds no "check the id" of its own.
         raise NotFound(
-            f"no decision {did} in this backlog" + (f": {hint}" if hint else " (check the id with `parkbot list`)")
+            f"no decision {did} in this backlog{mean}" + (f": {hint}" if hint else ""),
+            step=None if hint else "check_id",
+            decision=did,
+            suggestions=near,
         )
     return decision
 
@@ -480,7 +486,11 @@ def _judge_answer(
             f"decision {decision.id} was abandoned without an answer; re-file it to ask again", reason="abandoned"
         )
     if decision.kind == "review":
-        raise InvalidInput(f"{decision.id} is a review item: /accept its assumptions, or /override <n> <text>")
+        raise InvalidInput(
+            f"{decision.id} is a review item: accept its assumptions, or override one of them",
+            step="accept_or_override",
+            decision=decision.id,
+        )
     authority.authorize(tracker, config, decision, by)
     answer_value, kind = interpret_answer(decision, value, command)
     answer = Answer(
@@ -527,7 +537,7 @@ def act_command(tracker: Tracker, config: Config, decision_id: str, by: Actor, t
     decision = _load(tracker, config, decision_id)
     if decision.state != "open":
         raise Refused(
-            f"decision {decision.id} is {decision.state}; {text.split()[0]} acts on open ones", reason=decision.state
+            f"decision {decision.id} is {decision.state}; only open decisions are acted on", reason=decision.state
         )
     authority.authorize(tracker, config, decision, by)
     return decision
@@ -646,17 +656,21 @@ def _judge_escalation(
     authority.authorize(tracker, config, decision, by)
     if not config.hierarchy:
         raise Refused(
-            "escalation is not available here: the configuration (.github/parkbot.yml) has no hierarchy. "
-            "Answer the question, or answer with an explicit default (/default <option>).",
+            "escalation is not available here: the configuration has no hierarchy. "
+            "Answer the question, or answer with an explicit default.",
             reason="no_hierarchy",
+            step="add_hierarchy_or_answer",
+            decision=decision.id,
         )
     owner = authority.current_owner(decision, config)
     above = config.above(owner)
     if above is None:
         raise Refused(
             f"{owner} is at the top of the hierarchy: nobody above can take {decision.id}. "
-            "Answer it, or answer with an explicit default (/default <option>).",
+            "Answer it, or answer with an explicit default.",
             reason="top_of_hierarchy",
+            step="answer_or_default",
+            decision=decision.id,
         )
     if to is not None and to.casefold() != above.casefold():
         raise Refused(
@@ -737,7 +751,9 @@ def park_review(
 def _load_review(tracker: Tracker, config: Config, decision_id: str, by: Actor) -> Decision:
     decision = _load(tracker, config, decision_id)
     if decision.kind != "review":
-        raise InvalidInput(f"{decision.id} is a decision, not a review item: answer it with /decide")
+        raise InvalidInput(
+            f"{decision.id} is a decision, not a review item: answer it", step="answer", decision=decision.id
+        )
     authority.authorize(tracker, config, decision, by)
     return decision
 
@@ -844,7 +860,9 @@ def finish_resolution(
     if command is None:
         raise InvalidInput(
             f"{decision.id}: a {recorded.kind} answer is recorded but cannot be finished automatically; "
-            f"finish it with `parkbot resolve {decision.id} --answer ...`"
+            "an owner finishes it by answering again",
+            step="answer_again",
+            decision=decision.id,
         )
     return resolve(
         tracker, config, decision.id, recorded.value, actor, command=command, source=recorded.source, now=now
@@ -868,9 +886,8 @@ class HandOutcome:
 
 REOPENED = (
     "{who} closed this decision without an answer, and a question is only settled by an answer (its dependents "
-    "stay blocked). Answer it with one of the commands above, or answer with an explicit default "
-    "(`/default <option>`). To give up on the question instead, set `closed_without_answer: abandon` in the "
-    "configuration."
+    "stay blocked). Answer it, or answer with an explicit default. To give up on the question instead, set "
+    "`closed_without_answer: abandon` in the configuration."
 )
 ABANDONED = "closed by {who} without an answer"
 CLOSED_AGAIN = (

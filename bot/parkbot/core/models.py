@@ -11,7 +11,7 @@ description lists them too.
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from functools import cache
 from typing import Annotated, Any, Literal, Self
@@ -40,6 +40,7 @@ from parkbot.core.identity import (
     decision_id,
     normalize_name,
 )
+from parkbot.core.suggest import closest, did_you_mean
 
 # Size limits: generous for real use, small enough that one result cannot exhaust a backend.
 MAX_QUESTION = 4_000
@@ -448,6 +449,17 @@ AgentResult = Annotated[Result, Field(discriminator="status")]
 _STATUSES = ("needs_input", "done_with_assumptions", "done", "failed")
 
 
+def _result_fields(status: Any) -> list[str]:
+    """The fields a result of ``status`` takes."""
+    models: dict[str, type[BaseModel]] = {
+        "needs_input": NeedsInput,
+        "done_with_assumptions": DoneWithAssumptions,
+        "done": Done,
+        "failed": Failed,
+    }
+    return list(models[status].model_fields)
+
+
 @cache
 def _result_adapter() -> TypeAdapter[Result]:
     """Built on first use, so commands that read no result do not pay for it."""
@@ -513,11 +525,15 @@ def result_json_schema() -> dict[str, Any]:
     }
 
 
-def describe_validation_error(exc: ValidationError, what: str) -> str:
-    """One line per problem, each naming the field path, e.g. ``options[1].id: duplicate ...``."""
+def describe_validation_error(exc: ValidationError, what: str, fields: Collection[str] = ()) -> str:
+    """One line per problem, each naming the field path, e.g. ``options[1].id: duplicate ...``.
+
+    An unknown top-level field gets the closest known one (``fields``, or a result's own fields).
+    """
     lines = []
     for error in exc.errors(include_url=False):
         loc = error.get("loc", ())
+        known = _result_fields(loc[0]) if loc and loc[0] in _STATUSES else fields
         # Discriminated unions put the tag first (``needs_input.question``); function validators add
         # their own step (``function-after[...]``): drop both.
         parts = [
@@ -531,9 +547,13 @@ def describe_validation_error(exc: ValidationError, what: str) -> str:
         message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
         kind = error.get("type")
         if kind == "extra_forbidden":
-            message = "unknown field (check the spelling; see `parkbot schema`)"
+            near = closest(path, known, n=1) if path and "." not in path and "[" not in path else []
+            message = f"unknown field; {did_you_mean(near)}" if near else "unknown field (check the spelling)"
         elif kind == "union_tag_invalid":
-            message = f"must be one of {sorted(_STATUSES)}"
+            # The tag is the field ``status``: name it, not the whole result.
+            near = closest(str((error.get("ctx") or {}).get("tag", "")), _STATUSES, n=1)
+            mean = f"; {did_you_mean(near)}" if near else ""
+            path, message = path or "status", f"must be one of {sorted(_STATUSES)}{mean}"
         elif kind == "union_tag_not_found":
             path, message = path or "status", f"missing: say which result this is, one of {sorted(_STATUSES)}"
         elif kind == "value_error" and not path:

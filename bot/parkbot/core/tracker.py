@@ -410,6 +410,13 @@ class OwnIdentityRecords(Protocol):
 
 
 @runtime_checkable
+class DecisionIds(Protocol):
+    """Every stored decision's id, without reading the decisions (near-miss suggestions for a mistyped id)."""
+
+    def decision_ids(self) -> Iterator[str]: ...
+
+
+@runtime_checkable
 class BacklogHints(Protocol):
     """Why a lookup may come back empty although the item exists elsewhere (a backlog not fetched yet)."""
 

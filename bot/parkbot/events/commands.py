@@ -36,7 +36,7 @@ from parkbot.core import planner as planner_rules
 from parkbot.core.authority import Actor
 from parkbot.core.commands import ANSWERING, Command, parse
 from parkbot.core.config import Config
-from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused
+from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused, with_step
 from parkbot.core.models import Decision
 from parkbot.core.tracker import (
     CommentReactions,
@@ -46,6 +46,7 @@ from parkbot.core.tracker import (
     ReactionContent,
     Tracker,
 )
+from parkbot.events.replies import github_step
 from parkbot.markdown import code_span, escape_markdown, table_cell
 from parkbot.trackers.github.render import read_marker
 
@@ -145,10 +146,10 @@ def _handle(
     author = actor.login
     key = str(comment_id)
 
-    def refuse(reason: str, message: str, decision_id: str | None = None) -> CommandResult:
+    def refuse(reason: str, message: str, decision_id: str | None = None, step: str | None = None) -> CommandResult:
         text = (
             f"{code_span(command.render())} from {code_span(author)} was not applied: "
-            f"{escape_markdown(message)}\n\nNothing was changed."
+            f"{with_step(escape_markdown(message), step)}\n\nNothing was changed."
         )
         tracker.reply(issue_number, key, text)
         return CommandResult("refused", reason, command, decision_id, message, replied=True)
@@ -182,9 +183,9 @@ def _handle(
     except BackendFailure:
         raise
     except (Refused, InvalidInput) as exc:
-        return refuse(exc.reason, exc.message, decision.id)
+        return refuse(exc.reason, exc.message, decision.id, github_step(exc))
     except ParkbotError as exc:  # pragma: no cover - every rule raises one of the above
-        return refuse(exc.reason, exc.message, decision.id)
+        return refuse(exc.reason, exc.message, decision.id, github_step(exc))
 
 
 def same_author(record: CommentRecord, login: str) -> bool:

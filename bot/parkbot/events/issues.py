@@ -29,6 +29,7 @@ from parkbot.core.lifecycle import HandOutcome
 from parkbot.core.tracker import IndexedDependents, IssueComments
 from parkbot.events.base import Context, Event, Item, gate_item, ignored, is_bot
 from parkbot.events.reconcile import resolution_items
+from parkbot.events.replies import REOPENED_STEP
 from parkbot.events.router import Router
 from parkbot.trackers.github.labels import ABANDONED_LABEL, DECISION_LABEL, LABEL_PREFIX, RESOLVED_LABEL
 from parkbot.trackers.github.render import ParseError, decision_payload
@@ -80,7 +81,10 @@ def _items(tracker: IssueComments, outcome: HandOutcome, number: int, who: str) 
     if outcome.action == "ignored":
         return ignored(f"#{number}: {outcome.message}")
     if outcome.action in _EXPLAINED:
-        tracker.reply(number, f"{outcome.action.replace('_', '-')}-{did}", _EXPLAINED[outcome.action] + outcome.message)
+        said = _EXPLAINED[outcome.action] + outcome.message
+        if outcome.action == "reopened":
+            said += f" On this issue: {REOPENED_STEP}."
+        tracker.reply(number, f"{outcome.action.replace('_', '-')}-{did}", said)
     if outcome.action == "finished" and outcome.resolution is not None:
         return resolution_items(outcome.resolution)
     url = outcome.location.url if outcome.location else None

@@ -173,7 +173,8 @@ class GitTracker:
             said = str(exc)
             why = "" if "not a git repository" in said or "does not exist" in said else f" (git: {said})"
             raise InvalidInput(
-                f"{Path(path).resolve()} is not inside a git repository{why}; run `git init` or pass --backend github"
+                f"{Path(path).resolve()} is not inside a git repository{why}; run `git init` there",
+                step="other_backend",
             ) from exc
         return cls(repo, ref=ref, base=base, config=config)
 
@@ -274,6 +275,10 @@ class GitTracker:
         tip = view.snapshot.commit
         proven = [self.prover.prove_answer(decision.id, a, tip) for a in candidates]
         return next((a for a in proven if a.proof is not None and a.proof.good), proven[0] if proven else None)
+
+    def decision_ids(self) -> Iterator[str]:
+        """:class:`~parkbot.core.tracker.DecisionIds`: the ids in the backlog's tree, no record read."""
+        return self._view().decision_ids()
 
     def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
         """Every decision (``open``: only the open ones, read through the index), in storage order.

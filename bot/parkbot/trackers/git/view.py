@@ -137,6 +137,16 @@ class BacklogView:
                 located.append((path, entry[1]))
         yield from self._parse_files(located)
 
+    def decision_ids(self) -> Iterator[str]:
+        """Every decision's id, from the names in the tree (no record is read)."""
+        buckets = [oid for _, (mode, oid) in sorted(self.snapshot.listdir(DECISIONS).items()) if mode == TREE_MODE]
+        for entries in self.store.trees(buckets):
+            yield from (
+                name.removesuffix(".json")
+                for name, (mode, _) in entries.items()
+                if mode != TREE_MODE and name.endswith(".json")
+            )
+
     def all_decisions(self) -> Iterator[Decision]:
         """Every decision, in storage order (by hash bucket), read in pipelined batches."""
         buckets = [

@@ -80,7 +80,7 @@ class Access:
         if is_bot_login(login):
             raise Refused(
                 f"this GitHub token belongs to {login}, a bot (the Actions GITHUB_TOKEN is one), and a bot never "
-                "answers or moves a decision. Answer with a comment command on the decision issue (/decide ...), "
+                "answers or moves a decision. Answer with a comment command on the decision issue, "
                 "or run parkbot with a token of your own.",
                 reason="not_authorized",
             )
