@@ -150,8 +150,11 @@ def test_the_schema_is_built_only_when_a_result_is_read(repo: Path) -> None:
 def test_the_startup_benchmark_still_runs(tmp_path: Path) -> None:
     """A tiny run of benchmarks/startup.py (its numbers mean nothing here; the real run is by hand)."""
     bench = load_script(ROOT / "benchmarks" / "startup.py", "parkbot_benchmark_startup")
-    text = bench.run(pairs=1, size=3, samples=2, waits=1, root=tmp_path)
-    assert "| `parkbot gate --ref` |" in text
+    here = bench.Environment.current()  # not a fresh install: the real run builds one
+    text = bench.run(rounds=1, size=3, samples=2, waits=1, root=tmp_path, env=here, list_size=3)
+    assert "| `parkbot gate --ref agent/billing-42` |" in text
+    assert "| `parkbot list (3 decisions), with .github/parkbot.yml` |" in text
+    assert "| `pytest --version` |" in text
     assert "| backlog of 3 decisions |" in text
     assert "| 1 runs |" in text
     assert list(tmp_path.iterdir()) == []  # the temporary repositories are gone
