@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -44,8 +45,18 @@ from parkbot.trackers.git.layout import (
 )
 from parkbot.trackers.git.objects import TREE_MODE, Snapshot, Transaction
 
-_LOG_LINES = TypeAdapter(list[LogEntry])
-_BUCKET = TypeAdapter(dict[str, list[str]])
+
+
+@cache
+def _log_lines() -> TypeAdapter[list[LogEntry]]:
+    """Built when the log is first read (building a validator at import would cost every command)."""
+    return TypeAdapter(list[LogEntry])
+
+
+@cache
+def _bucket() -> TypeAdapter[dict[str, list[str]]]:
+    return TypeAdapter(dict[str, list[str]])
+
 #: Decision files a scan reads (pipelined) before parsing them.
 DECISION_CHUNK = 512
 
@@ -148,7 +159,7 @@ class BacklogView:
 
     def _parse_bucket(self, path: str, data: bytes) -> dict[str, list[str]]:
         try:
-            bucket = _BUCKET.validate_json(data)
+            bucket = _bucket().validate_json(data)
         except ValidationError as exc:
             raise self.damaged(path, "a valid index file", exc) from exc
         bad = next((i for ids in bucket.values() for i in ids if not ID_PATTERN.match(i)), None)
@@ -228,7 +239,7 @@ class BacklogView:
         if not lines:
             return ()
         try:
-            return tuple(_LOG_LINES.validate_json(b"[" + b",".join(lines) + b"]"))
+            return tuple(_log_lines().validate_json(b"[" + b",".join(lines) + b"]"))
         except ValidationError as exc:
             raise self.damaged(path, "a valid question-log file", exc) from exc
 
