@@ -46,7 +46,6 @@ from parkbot.trackers.git.layout import (
 from parkbot.trackers.git.objects import TREE_MODE, Snapshot, Transaction
 
 
-
 @cache
 def _log_lines() -> TypeAdapter[list[LogEntry]]:
     """Built when the log is first read (building a validator at import would cost every command)."""
@@ -56,6 +55,7 @@ def _log_lines() -> TypeAdapter[list[LogEntry]]:
 @cache
 def _bucket() -> TypeAdapter[dict[str, list[str]]]:
     return TypeAdapter(dict[str, list[str]])
+
 
 #: Decision files a scan reads (pipelined) before parsing them.
 DECISION_CHUNK = 512
