@@ -158,6 +158,25 @@ def test_reading_the_backlog_builds_no_validator_for_the_question_log(repo: Path
     assert done.stdout.split()[-1] == "0"
 
 
+@pytest.mark.parametrize("args", [["gate", "--ref", "main"], ["list"]])
+def test_loading_pauses_the_garbage_collector_and_then_resumes_it(repo: Path, args: list[str]) -> None:
+    """What loading made is frozen out of later passes, and collection is on again for the command's own
+    work: a long-running command (``wait``, ``mcp``) must not run without a collector."""
+    code = (
+        "import atexit, gc, json, sys\n"
+        "atexit.register(lambda: sys.__stderr__.write(f'GC {gc.isenabled()} {gc.get_freeze_count()}\\n'))\n"
+        f"sys.argv = ['parkbot', *{args!r}]\n"
+        "from parkbot.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    _, enabled, frozen = next(line for line in done.stderr.splitlines() if line.startswith("GC ")).split()
+    assert enabled == "True"
+    assert int(frozen) > 10_000  # the modules, classes and validators loaded
+
+
 def test_a_park_that_writes_loads_neither_gitpython_nor_tenacity(repo: Path, tmp_path: Path) -> None:
     """A new decision is a commit on the backlog ref: written by git's helpers, retried only if a race was lost."""
     fresh = tmp_path / "fresh.json"
