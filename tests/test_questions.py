@@ -37,9 +37,16 @@ def test_normalized_text_is_byte_for_byte_what_the_indexes_hold(text: str, store
 
 def test_every_user_of_the_normalizer_uses_the_same_function() -> None:
     assert policy.normalize_question is questions.normalize_question
-    assert layout.normalize_question is questions.normalize_question
     assert labels.normalize_question is questions.normalize_question
     assert facts.cluster_key is questions.cluster_key  # the report's key, built on the same normalizer
+
+
+def test_the_git_backlog_indexes_precedents_by_the_same_normalizer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The layout loads the normalizer when it indexes (the read commands never do): the same function."""
+    monkeypatch.setattr(questions, "normalize_question", lambda text: "one key")
+    assert layout.precedent_paths(None, "Refund it?") == layout.precedent_paths(None, "Ship it?")
+    monkeypatch.undo()
+    assert layout.precedent_paths(None, "Refund it?") != layout.precedent_paths(None, "Ship it?")
 
 
 def test_stored_index_keys_are_unchanged() -> None:

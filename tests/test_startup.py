@@ -102,6 +102,81 @@ def test_commands_on_the_embedded_backlog_load_no_github_events_report_or_mcp(re
     assert loaded(modules, NOT_FOR_GIT_COMMANDS) == []
 
 
+#: Loaded only by the commands that need them, never by a command that only reads the backlog.
+NOT_FOR_READ_COMMANDS = (
+    # A new question's budget and its precedents (``park``).
+    "parkbot.core.policy",
+    "parkbot.core.questions",
+    # Merging another copy of the backlog (``sync``).
+    "parkbot.trackers.git.sync",
+    # Writing an agent's result: the result schema and the filing of commits.
+    "parkbot.core.filing",
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gate", "--ref", "main"],
+        ["show", "billing-42-decision-refund"],
+        ["list"],
+        ["list", "--state", "all", "--json"],
+        ["resume", "billing-42-decision-refund"],
+    ],
+)
+def test_reading_the_backlog_loads_no_park_or_sync_code(repo: Path, args: list[str]) -> None:
+    modules = imported(args, repo)
+    assert "parkbot.trackers.git.view" in modules  # it did read the backlog
+    assert loaded(modules, NOT_FOR_READ_COMMANDS) == []
+
+
+def test_park_and_sync_do_load_what_the_read_commands_leave_out(repo: Path, tmp_path: Path) -> None:
+    """The other side of the pin above: the modules left out are the ones these commands run."""
+    fresh = tmp_path / "fresh.json"
+    fresh.write_text(EXAMPLE.read_text(encoding="utf-8").replace("billing-42", "policy-3"), encoding="utf-8")
+    assert loaded(imported(["park", str(fresh)], repo), ("parkbot.core.policy",)) == ["parkbot.core.policy"]
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    subprocess.run(["git", "remote", "add", "origin", str(remote)], cwd=repo, check=True)
+    try:
+        assert "parkbot.trackers.git.sync" in imported(["sync"], repo)
+    finally:
+        subprocess.run(["git", "remote", "remove", "origin"], cwd=repo, check=True)
+
+
+def test_reading_the_backlog_builds_no_validator_for_the_question_log(repo: Path) -> None:
+    """Validators for files a command does not read are not built at import: gate reads no log."""
+    code = (
+        "from parkbot.cli import cli; import sys;\n"
+        "sys.argv = ['parkbot', 'gate', '--ref', 'main']\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+        "from parkbot.trackers.git import view\n"
+        "print(view._log_lines.cache_info().currsize)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=True)
+    assert done.stdout.split()[-1] == "0"
+
+
+@pytest.mark.parametrize("args", [["gate", "--ref", "main"], ["list"]])
+def test_loading_pauses_the_garbage_collector_and_then_resumes_it(repo: Path, args: list[str]) -> None:
+    """What loading made is frozen out of later passes, and collection is on again for the command's own
+    work: a long-running command (``wait``, ``mcp``) must not run without a collector."""
+    code = (
+        "import atexit, gc, json, sys\n"
+        "atexit.register(lambda: sys.__stderr__.write(f'GC {gc.isenabled()} {gc.get_freeze_count()}\\n'))\n"
+        f"sys.argv = ['parkbot', *{args!r}]\n"
+        "from parkbot.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    _, enabled, frozen = next(line for line in done.stderr.splitlines() if line.startswith("GC ")).split()
+    assert enabled == "True"
+    assert int(frozen) > 10_000  # the modules, classes and validators loaded
+
+
 def test_a_park_that_writes_loads_neither_gitpython_nor_tenacity(repo: Path, tmp_path: Path) -> None:
     """A new decision is a commit on the backlog ref: written by git's helpers, retried only if a race was lost."""
     fresh = tmp_path / "fresh.json"
@@ -156,8 +231,11 @@ def test_the_schema_is_built_only_when_a_result_is_read(repo: Path) -> None:
 def test_the_startup_benchmark_still_runs(tmp_path: Path) -> None:
     """A tiny run of benchmarks/startup.py (its numbers mean nothing here; the real run is by hand)."""
     bench = load_script(ROOT / "benchmarks" / "startup.py", "parkbot_benchmark_startup")
-    text = bench.run(pairs=1, size=3, samples=2, waits=1, root=tmp_path)
-    assert "| `parkbot gate --ref` |" in text
+    here = bench.Environment.current()  # not a fresh install: the real run builds one
+    text = bench.run(rounds=1, size=3, samples=2, waits=1, root=tmp_path, env=here, list_size=3)
+    assert "| `parkbot gate --ref agent/billing-42` |" in text
+    assert "| `parkbot list (3 decisions), with .github/parkbot.yml` |" in text
+    assert "| `pytest --version` |" in text
     assert "| backlog of 3 decisions |" in text
     assert "| 1 runs |" in text
     assert list(tmp_path.iterdir()) == []  # the temporary repositories are gone

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gc
 import importlib
 import io
 import json
@@ -272,4 +273,7 @@ def main() -> None:
     uses none, and finding them scans every installed distribution's metadata on each start-up.
     """
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # The command line just loaded lives as long as the process: keep it out of every collection pass
+    # (the last one, as the process exits, would otherwise walk all of it).
+    gc.freeze()
     cli.main(prog_name="parkbot")

@@ -55,18 +55,36 @@ class State:
     @property
     def backend(self) -> Backend:
         if self._backend is None:
-            from parkbot.backends import open_backend
+            with loading():
+                from parkbot.backends import open_backend
 
-            self._backend = open_backend(
-                self.backend_name, repo_path=self.repo, config_path=self.config_path, env=os.environ
-            )
+                self._backend = open_backend(
+                    self.backend_name, repo_path=self.repo, config_path=self.config_path, env=os.environ
+                )
         return self._backend
 
     @property
     def backlog(self) -> Backlog:
-        from parkbot.api import Backlog
+        with loading():
+            from parkbot.api import Backlog
 
-        return Backlog(self.backend, env=os.environ)
+            return Backlog(self.backend, env=os.environ)
+
+
+@contextlib.contextmanager
+def loading() -> Iterator[None]:
+    """While a command loads parkbot and opens the backlog, the garbage collector is paused: loading makes
+    thousands of objects that live as long as the process (modules, classes, validators) and next to no
+    garbage, and each collection pass would walk all of them again (a tenth of a command's start-up).
+    What exists then is moved out of later passes (``gc.freeze``), and collection resumes as before."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 @contextlib.contextmanager

@@ -41,7 +41,6 @@ from parkbot.core.models import (
     Override,
     utcnow,
 )
-from parkbot.core.policy import budget_refusal, find_precedent
 from parkbot.core.tracker import (
     BacklogHints,
     ConflictingAnswers,
@@ -245,6 +244,9 @@ def _publish(tracker: Tracker, decision: Decision, states: list[DependentState])
 
 def _park_new(tracker: Tracker, incoming: Decision, config: Config, now: datetime) -> ParkOutcome:
     """A new item, logged; a new question must also be within budget, and cites a precedent if one exists."""
+    # Only a new question needs the budget and the precedents: the read commands never load them.
+    from parkbot.core.policy import budget_refusal, find_precedent
+
     if incoming.kind == "review":
         return ParkOutcome(incoming, "created", tracker.create(incoming, log_entry("parked", incoming, now)))
     refusal = budget_refusal(incoming, tracker.open_decisions(origin=incoming.origin, run=incoming.run), config)

@@ -14,7 +14,6 @@ from typing import Any
 
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import parse_dependent
-from parkbot.core.questions import normalize_question
 
 DEFAULT_REF = "refs/parkbot/backlog"
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -69,6 +68,8 @@ def notes_path(target: str) -> str:
 
 def precedent_paths(entry_key: str | None, question: str | None) -> list[str]:
     """Where a resolution is indexed for the precedent lookup: by key, and by normalized question."""
+    from parkbot.core.questions import normalize_question  # writes and precedent lookups only
+
     keys = ([f"key:{entry_key}"] if entry_key else []) + ([f"text:{normalize_question(question)}"] if question else [])
     return [f"{PRECEDENTS}/{(hashed := digest(k))[:2]}/{hashed[2:18]}.jsonl" for k in keys]
 

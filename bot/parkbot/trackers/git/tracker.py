@@ -39,7 +39,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
@@ -64,8 +66,10 @@ from parkbot.trackers.git.proofs import Prover
 from parkbot.trackers.git.refs import check_backlog_ref
 from parkbot.trackers.git.repository import BacklogRepository, Change
 from parkbot.trackers.git.signatures import Verifier, fingerprint, nonblocking_trailer, record_trailer
-from parkbot.trackers.git.sync import Syncer
 from parkbot.trackers.git.view import BacklogEdit, BacklogView
+
+if TYPE_CHECKING:
+    from parkbot.trackers.git.sync import Syncer
 
 UNKNOWN_TITLE = "unknown decision (not in the backlog)"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -142,7 +146,6 @@ class GitTracker:
             self.backlog.sign_answers = True
             self.backlog.allowed_signers_name = str(signers)
         self.prover = Prover(verifier, self.config)
-        self.syncer = Syncer(self.backlog, self.prover)
 
     def _signers_path(self, path: str | Path) -> Path:
         """The allowed-signers file, relative to the top of the checkout (reviewed code), never the backlog ref."""
@@ -684,3 +687,10 @@ class GitTracker:
                 if ref is not None and sources.is_merged(self.backlog, ref, base):
                     merged.add(target)
         return frozenset(merged)
+
+    @cached_property
+    def syncer(self) -> Syncer:
+        """Made for ``parkbot sync`` only: no other command loads the merge code."""
+        from parkbot.trackers.git.sync import Syncer
+
+        return Syncer(self.backlog, self.prover)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -46,9 +47,23 @@ from parkbot.trackers.git.layout import (
 )
 from parkbot.trackers.git.objects import TREE_MODE, Snapshot, Transaction
 
-_LOG_LINES = TypeAdapter(list[LogEntry])
-_ANSWERS = TypeAdapter(list[Answer])
-_BUCKET = TypeAdapter(dict[str, list[str]])
+
+@cache
+def _log_lines() -> TypeAdapter[list[LogEntry]]:
+    """Built when the log is first read (building a validator at import would cost every command)."""
+    return TypeAdapter(list[LogEntry])
+
+
+@cache
+def _bucket() -> TypeAdapter[dict[str, list[str]]]:
+    return TypeAdapter(dict[str, list[str]])
+
+
+@cache
+def _answers() -> TypeAdapter[list[Answer]]:
+    return TypeAdapter(list[Answer])
+
+
 #: Decision files a scan reads (pipelined) before parsing them.
 DECISION_CHUNK = 512
 
@@ -112,7 +127,7 @@ class BacklogView:
         if data is None:
             return []
         try:
-            return _ANSWERS.validate_json(data)
+            return _answers().validate_json(data)
         except ValidationError as exc:
             raise self.damaged(path, "a valid list of conflicting answers", exc) from exc
 
@@ -174,7 +189,7 @@ class BacklogView:
 
     def _parse_bucket(self, path: str, data: bytes) -> dict[str, list[str]]:
         try:
-            bucket = _BUCKET.validate_json(data)
+            bucket = _bucket().validate_json(data)
         except ValidationError as exc:
             raise self.damaged(path, "a valid index file", exc) from exc
         bad = next((i for ids in bucket.values() for i in ids if not ID_PATTERN.match(i)), None)
@@ -254,7 +269,7 @@ class BacklogView:
         if not lines:
             return ()
         try:
-            return tuple(_LOG_LINES.validate_json(b"[" + b",".join(lines) + b"]"))
+            return tuple(_log_lines().validate_json(b"[" + b",".join(lines) + b"]"))
         except ValidationError as exc:
             raise self.damaged(path, "a valid question-log file", exc) from exc
 
