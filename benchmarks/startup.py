@@ -1,6 +1,6 @@
 """What an agent waits for: command start-up, parking through the API, and how soon ``wait`` sees an answer.
 
-Prints three Markdown tables (numbers, not tests; tests/test_startup.py pins *which* modules load):
+Prints three Markdown tables (numbers, not tests; tests/cli/test_startup.py pins *which* modules load):
 
 * start-up: each command run as a fresh process, paired with ``python -c pass`` of the same
   interpreter (bytecode cached), median of the per-pair ratios; the targets are the ones in

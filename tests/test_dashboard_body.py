@@ -1,6 +1,6 @@
 """The dashboard's rules and text: what it lists, how an event's changes patch it, what the body says.
 
-Pure: decisions in, an index and Markdown out (the GitHub issue around them: tests/test_github_dashboard.py).
+Pure: decisions in, an index and Markdown out (the GitHub issue around them: tests/github/test_github_dashboard.py).
 """
 
 from __future__ import annotations

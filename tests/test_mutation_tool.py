@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.scripts import load_script
+from tests.support.scripts import load_script
 
 TOOL = Path(__file__).resolve().parents[1] / "benchmarks" / "mutation.py"
 

@@ -43,7 +43,7 @@ from parkbot.report import (
 from parkbot.report.clusters import split_text
 from parkbot.report.figures import nearest_rank
 from parkbot.report.render import verdict
-from tests.memory_tracker import MemoryTracker
+from tests.support.memory_tracker import MemoryTracker
 
 ROOT = Path(__file__).resolve().parent.parent
 
