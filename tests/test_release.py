@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import parkbot
-from tests.events.test_events_action_files import PINNED, VERSION_COMMENT, load, steps_of, uses_lines
+from tests.support.workflows import PINNED, VERSION_COMMENT, load, steps_of, uses_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE = ROOT / ".github" / "workflows" / "release.yml"

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from parkbot.cli import cli
 from tests.support.git_helpers import cli_repo
+from tests.support.results import example, result_text
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "needs_input.json"
 
@@ -35,9 +36,8 @@ def run_json(*args: str, stdin: str | None = None) -> tuple[int, dict[str, Any]]
 
 
 def needs(**changes: Any) -> str:
-    data = json.loads(EXAMPLE.read_text())
-    data.update(changes)
-    return json.dumps(data)
+    """The documented example as text, with ``changes`` applied."""
+    return result_text(example(), **changes)
 
 
 def blocked_branch(repo: git.Repo, name: str, decision: str) -> None:

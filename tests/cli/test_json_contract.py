@@ -18,6 +18,7 @@ from parkbot.cli import cli
 from tests.support.fakegithub import FakeGitHub
 from tests.support.git_helpers import cli_repo
 from tests.support.github_helpers import TOKEN, fake_github
+from tests.support.results import example, result_text
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "needs_input.json"
 DID = "billing-42-decision-refund"
@@ -40,7 +41,8 @@ def invoke(*args: str, stdin: str | None = None, env: dict[str, str] | None = No
 
 
 def needs(**changes: Any) -> str:
-    return json.dumps({**json.loads(EXAMPLE.read_text()), **changes})
+    """The documented example as text, with ``changes`` applied."""
+    return result_text(example(), **changes)
 
 
 #: (case, arguments, stdin, exit code, the error's reason or None for a success)

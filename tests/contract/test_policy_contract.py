@@ -11,7 +11,7 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Limits, Owners
 from parkbot.core.errors import InvalidInput, Refused
 from parkbot.core.models import DoneWithAssumptions, parse_result
-from tests.contract.test_lifecycle_contract import NOW, result
+from tests.support.results import NOW, result
 
 
 def with_config(harness: Any, **changes: Any) -> Config:

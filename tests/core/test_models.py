@@ -21,6 +21,7 @@ from parkbot.core.models import (
     parse_result,
     result_json_schema,
 )
+from tests.support.results import result_data
 
 BASE: dict[str, Any] = {
     "status": "needs_input",
@@ -34,7 +35,8 @@ BASE: dict[str, Any] = {
 
 
 def needs(**changes: Any) -> dict[str, Any]:
-    return {**BASE, **changes}
+    """:data:`BASE` with ``changes`` applied, unvalidated."""
+    return result_data(BASE, **changes)
 
 
 def rejected(data: Any) -> str:

@@ -13,8 +13,8 @@ from parkbot.core.config import Config, Limits, Owners
 from parkbot.core.errors import ConcurrentChange, InvalidInput, Refused
 from parkbot.core.models import DoneWithAssumptions, LogEntry, parse_result
 from parkbot.core.policy import budget_refusal, find_precedent, normalize_question, origin_family
-from tests.contract.test_lifecycle_contract import NOW, result
 from tests.support.memory_tracker import MemoryTracker
+from tests.support.results import NOW, result
 
 
 def resolved(origin: str, key: str = "refund", answer: str = "full_original", days: int = 0, **extra: Any) -> LogEntry:

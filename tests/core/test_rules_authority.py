@@ -15,8 +15,8 @@ from parkbot.core.config import Answers, Config, Owners
 from parkbot.core.errors import NotFound, Refused
 from parkbot.core.models import Answer, Decision, Escalation, LogEntry, Proof
 from parkbot.core.tracker import Location, PollToken
-from tests.contract.test_lifecycle_contract import NOW, result
 from tests.support.memory_tracker import MemoryTracker
+from tests.support.results import NOW, result
 
 DID = "billing-42-decision-refund"
 SIGNED = Config(

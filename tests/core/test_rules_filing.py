@@ -24,8 +24,8 @@ from parkbot.core.errors import InvalidInput, NotFound
 from parkbot.core.filing import BranchFiles, FiledFiles, Problem
 from parkbot.core.models import MAX_DEPENDENTS, Decision, Done, LogEntry, parse_result
 from parkbot.core.tracker import DependentState, GateResult, Location
-from tests.contract.test_lifecycle_contract import NOW, result
 from tests.support.memory_tracker import MemoryTracker
+from tests.support.results import NOW, result
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 BRANCH = "agent/billing-42"

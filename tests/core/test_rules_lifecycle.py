@@ -22,9 +22,9 @@ from parkbot.core.config import Config, Owners
 from parkbot.core.errors import InvalidInput, Refused
 from parkbot.core.models import Answer, Decision, DoneWithAssumptions, Escalation, parse_result
 from parkbot.core.tracker import DependentState, Location
-from tests.contract.test_lifecycle_contract import NOW, result
 from tests.support.git_helpers import cli_repo
 from tests.support.memory_tracker import MemoryTracker
+from tests.support.results import NOW, result
 
 DID = "billing-42-decision-refund"
 REVIEW = "billing-42-decision-assumptions"

@@ -15,8 +15,8 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Limits, Owners
 from parkbot.core.errors import Refused
 from parkbot.core.models import DoneWithAssumptions, LogEntry, parse_result
-from tests.contract.test_lifecycle_contract import NOW, result
 from tests.support.memory_tracker import MemoryTracker
+from tests.support.results import NOW, result
 
 QUESTION = "Order A-4471 has two line items already refunded. Refund the remaining three, or the full total?"
 CONFIG = Config(owners=Owners(default="alice"))

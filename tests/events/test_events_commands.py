@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from parkbot.core import lifecycle
-from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.models import DoneWithAssumptions, parse_result
-from parkbot.events.commands import handle_comment
-from parkbot.trackers.github import DECISION_LABEL, GitHubTracker
-from parkbot.trackers.github.access import is_bot_login
+from parkbot.trackers.github import DECISION_LABEL
 from parkbot.trackers.github.render import read_marker
+from tests.support.events import comment, handle
 from tests.support.fakegithub import FakeGitHub
 from tests.support.github_helpers import CONFIG, DID, NOW, make_tracker, needs_input
 
@@ -23,29 +19,6 @@ def number(fake: FakeGitHub) -> int:
     outcome = lifecycle.park(make_tracker(fake), needs_input(), CONFIG, now=NOW)
     assert outcome.location.number is not None
     return outcome.location.number
-
-
-def comment(fake: FakeGitHub, number: int, body: str, author: str = "alice", config: Config = CONFIG, **kw: Any) -> Any:
-    """Post a comment as ``author`` on the fake, then handle it like the issue_comment event would."""
-    posted = fake.add_comment(number, body, author=author)
-    return handle(fake, number, posted.id, body, author, config, **kw)
-
-
-def handle(
-    fake: FakeGitHub, number: int, comment_id: int, body: str, author: str, config: Config = CONFIG, **kw: Any
-) -> Any:
-    tracker: GitHubTracker = make_tracker(fake)
-    bot = kw.pop("author_type", "User") == "Bot" or is_bot_login(author)
-    return handle_comment(
-        tracker,
-        config,
-        issue_number=number,
-        comment_id=comment_id,
-        body=body,
-        actor=Actor(author, bot=bot),
-        now=NOW,
-        **kw,
-    )
 
 
 def replies(fake: FakeGitHub, number: int) -> list[str]:

@@ -11,37 +11,14 @@ from parkbot.trackers.github import RESOLVED_LABEL
 from parkbot.trackers.github.render import read_marker
 from tests.support.events import (
     HOSTILE,
-    labels_of,
+    comment_event,
     park,
     run,
     webhook,
-    with_repository,
 )
 from tests.support.github_helpers import CONFIG, DID
 
 FREE_TEXT = Config(owners=Owners(default="alice"), precedents="off")
-
-
-def comment_event(fake: Any, number: int, body: str, *, author: str = "alice", action: str = "created") -> dict:
-    """The documented issue_comment payload, pointed at issue ``number`` and a real comment on the fake."""
-    posted = fake.add_comment(number, body, author=author)
-    payload = with_repository(webhook(f"issue_comment.{action}"), fake)
-    payload["issue"].update(
-        number=number,
-        title=fake.issues[number].title,
-        body=fake.issues[number].body,
-        labels=labels_of(fake, number),
-        html_url=f"{fake.repo_web}/issues/{number}",
-    )
-    user = fake.users[author.lower()]
-    payload["comment"].update(
-        id=posted.id,
-        body=body,
-        user={"login": user.login, "id": user.id, "type": user.type},
-        html_url=f"{fake.repo_web}/issues/{number}#issuecomment-{posted.id}",
-    )
-    payload["sender"] = payload["comment"]["user"]
-    return payload
 
 
 def test_decide_resolves_the_decision(fake: Any) -> None:

@@ -12,9 +12,9 @@ from parkbot.core.config import Config, Owners
 from parkbot.core.lifecycle import REOPENED
 from parkbot.trackers.github import ABANDONED_LABEL, BLOCKING_LABEL, RESOLVED_LABEL
 from parkbot.trackers.github.render import read_marker
-from tests.contract.test_lifecycle_contract import NOW
 from tests.support.events import labels_of, park, run, webhook, with_repository
 from tests.support.github_helpers import CONFIG, DID, make_tracker
+from tests.support.results import NOW
 
 ABANDON = Config(owners=Owners(default="alice"), precedents="off", closed_without_answer="abandon")
 

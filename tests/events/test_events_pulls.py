@@ -11,34 +11,9 @@ import pytest
 from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.errors import InvalidInput
-from tests.support.events import park, run, webhook, with_repository
+from tests.support.events import park, pr_event, run, webhook, with_repository
 from tests.support.git_helpers import make_repo, run_git
 from tests.support.github_helpers import CONFIG, DID, gate_of, make_tracker, needs_input_data
-
-
-def pr_event(fake: Any, number: int, action: str = "opened", **changes: Any) -> dict[str, Any]:
-    """The documented pull_request payload, pointed at PR ``number`` on the fake."""
-    name = action if action in ("opened", "edited", "reopened", "synchronize") else "opened"
-    payload = with_repository(webhook(f"pull_request.{name}"), fake)
-    payload["action"] = action
-    pull = fake.issues[number]
-    assert pull.pull is not None
-    payload["number"] = number
-    payload["pull_request"].update(
-        number=number,
-        title=pull.title,
-        body=pull.body,
-        html_url=f"{fake.repo_web}/pull/{number}",
-        labels=[],
-    )
-    payload["pull_request"]["head"].update(
-        sha=pull.pull.head_sha, ref=pull.pull.head_ref, label=f"{fake.owner}:{pull.pull.head_ref}"
-    )
-    payload["pull_request"]["head"]["repo"] = {"full_name": fake.full_name}
-    payload["pull_request"]["base"]["repo"] = {"full_name": fake.full_name}
-    payload["pull_request"]["base"]["ref"] = fake.default_branch
-    payload.update(changes)
-    return payload
 
 
 @pytest.mark.parametrize("action", ["opened", "edited", "synchronize", "reopened"])

@@ -13,11 +13,9 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners, Paths
 from parkbot.core.errors import InvalidInput
 from parkbot.core.filing import branch_origin, parse_inventory
-from tests.support.events import HOSTILE, run, webhook, with_repository
-from tests.support.git_helpers import make_repo, run_git
-from tests.support.github_helpers import CONFIG, DID, gate_of, make_tracker, needs_input_data
-
-AGENT = "agent/billing-42"
+from tests.support.events import AGENT, HOSTILE, commit, push_event, result_json, run
+from tests.support.git_helpers import make_repo
+from tests.support.github_helpers import CONFIG, DID, gate_of, make_tracker
 
 
 @pytest.fixture
@@ -25,38 +23,6 @@ def repo(tmp_path: Path) -> Path:
     path = tmp_path / "checkout"
     make_repo(path)
     return path
-
-
-def result_json(**changes: Any) -> str:
-    return json.dumps(needs_input_data(**{"work_so_far": {"verified": ["A-4471"]}, **changes}))
-
-
-def commit(repo: Path, branch: str, files: dict[str, str | None], message: str = "agent work") -> str:
-    """Commit ``files`` (None deletes) on ``branch`` with the working tree, as an agent would; the sha."""
-    existing = run_git(repo, "branch", "--list", branch)
-    run_git(repo, "checkout", "-q", *([branch] if existing else ["-b", branch, "main"]))
-    for name, text in files.items():
-        target = repo / name
-        if text is None:
-            run_git(repo, "rm", "-q", "-r", name)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        run_git(repo, "add", name)
-    run_git(repo, "commit", "-q", "--allow-empty", "-m", message)
-    return run_git(repo, "rev-parse", "HEAD")
-
-
-def push_event(fake: Any, branch: str, sha: str, **changes: Any) -> dict[str, Any]:
-    """The documented push payload for ``branch`` at ``sha``; the fake learns the commit (statuses need it)."""
-    if sha != "0" * 40 and sha not in fake.commits:
-        fake.add_commit(sha, "agent work", branch=branch)
-    payload = with_repository(webhook("push"), fake)
-    payload.update(ref=f"refs/heads/{branch}", after=sha, before="0" * 40, created=True, deleted=False)
-    payload["head_commit"]["id"] = sha
-    payload["commits"][0]["id"] = sha
-    payload.update(changes)
-    return payload
 
 
 def status(fake: Any, sha: str) -> Any:

@@ -24,7 +24,6 @@ from parkbot.core.models import Answer, Decision, LogEntry
 from parkbot.trackers.git import GitTracker, index_path, links_key
 from parkbot.trackers.git.layout import digest
 from parkbot.trackers.git.view import BacklogView
-from tests.contract.test_lifecycle_contract import NOW
 from tests.support.git_helpers import (
     USER_EMAIL,
     commit_count,
@@ -34,6 +33,7 @@ from tests.support.git_helpers import (
     root_of,
     run_git,
 )
+from tests.support.results import NOW
 
 REF = "refs/parkbot/backlog"
 

@@ -30,8 +30,8 @@ from parkbot.trackers.git import GitTracker
 from parkbot.trackers.git.process import Git
 from parkbot.trackers.git.repository import Change
 from parkbot.trackers.git.view import BacklogEdit
-from tests.contract.test_lifecycle_contract import NOW
 from tests.support.git_helpers import commit_on_branch, needs_input, run_git
+from tests.support.results import NOW
 
 REF = "refs/parkbot/backlog"
 DID = "billing-42-decision-refund"

@@ -27,7 +27,7 @@ from parkbot.core.models import Answer, LogEntry
 from parkbot.core.tracker import Tracker
 from parkbot.trackers import git as gitmod
 from parkbot.trackers.git import GitTracker, decision_path, index_path, links_key, notes_path
-from tests.contract.test_lifecycle_contract import NOW, FailOnce
+from tests.support.faults import FailOnce
 from tests.support.git_helpers import (
     USER_EMAIL,
     backlog_subjects,
@@ -37,6 +37,7 @@ from tests.support.git_helpers import (
     needs_input,
     run_git,
 )
+from tests.support.results import NOW
 
 DID = "billing-42-decision-refund"
 REF = "refs/parkbot/backlog"

@@ -9,9 +9,18 @@ from parkbot.core.models import Answer
 from parkbot.trackers.github import BRANCH_PREFIX, TRACKED_LABEL, GitHubTracker, branch_label
 from parkbot.trackers.github.labels import decision_label
 from parkbot.trackers.github.render import render_decision
-from tests.github.test_github_tracker import decision_issue, park, result
 from tests.support.fakegithub import FakeGitHub
-from tests.support.github_helpers import CONFIG, DID, NOW, gate_of, labels_listed, make_tracker
+from tests.support.github_helpers import (
+    CONFIG,
+    DID,
+    NOW,
+    decision_issue,
+    gate_of,
+    labels_listed,
+    make_tracker,
+    park,
+    result,
+)
 
 BRANCH = "agent/refund"
 
@@ -229,8 +238,7 @@ def test_gating_the_branch_always_reads_the_index(fake: FakeGitHub) -> None:
 
 def test_a_reopened_pull_request_reads_the_index_again(fake: FakeGitHub) -> None:
     """A decision parked for the branch while its PR was closed: the ``reopened`` event looks again."""
-    from tests.events.test_events_pulls import pr_event
-    from tests.support.events import run
+    from tests.support.events import pr_event, run
 
     branch = "feature/refund"  # not an agent branch: no inventory check on the head commit
     pr = fake.add_pull(title="Refund flow", head_ref=branch)

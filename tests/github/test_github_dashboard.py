@@ -22,10 +22,9 @@ from parkbot.trackers.github import DASHBOARD_LABEL, GitHubTracker
 from parkbot.trackers.github.client import RetryPolicy
 from parkbot.trackers.github.dashboard_issue import INDEX_PREFIX, MAX_INDEX, read_index
 from parkbot.trackers.github.text import GITHUB_BODY_LIMIT
-from tests.github.test_github_tracker import park
 from tests.support.fakegithub import FakeGitHub
 from tests.support.fakegithub import routes as fake_routes
-from tests.support.github_helpers import CONFIG, DID, NOW, TOKEN, fake_github, make_tracker
+from tests.support.github_helpers import CONFIG, DID, NOW, TOKEN, fake_github, make_tracker, park
 
 
 def dashboards(fake: FakeGitHub, state: str | None = "open") -> list[Any]:
@@ -296,7 +295,7 @@ def test_the_dashboard_command_on_the_git_backlog(tmp_path: Path) -> None:
 
 
 def answer_event(fake: FakeGitHub, did: str = DID, text: str = "/decide full_original") -> dict[str, Any]:
-    from tests.events.test_events_comments import comment_event
+    from tests.support.events import comment_event
 
     number = next(n for n, i in fake.issues.items() if f"decision:{did}" in i.labels and i.pull is None)
     return comment_event(fake, number, text)
@@ -351,8 +350,7 @@ def test_a_patched_dashboard_equals_a_recounted_one(fake: FakeGitHub, tracker: G
 
 
 def test_the_first_event_makes_a_dashboard_from_what_it_changed(fake: FakeGitHub, tmp_path: Path) -> None:
-    from tests.events.test_events_push import AGENT, commit, push_event, result_json
-    from tests.support.events import run
+    from tests.support.events import AGENT, commit, push_event, result_json, run
     from tests.support.git_helpers import make_repo
 
     repo = tmp_path / "checkout"
@@ -397,8 +395,7 @@ def test_an_unreadable_index_is_replaced_not_trusted(fake: FakeGitHub, tracker: 
 
 
 def test_events_that_change_nothing_leave_it_alone(fake: FakeGitHub, tracker: GitHubTracker) -> None:
-    from tests.events.test_events_pulls import pr_event
-    from tests.support.events import run
+    from tests.support.events import pr_event, run
 
     park(tracker)
     pull = fake.add_pull(title="work", head_ref="work")

@@ -22,7 +22,7 @@ from parkbot.events import handle_event
 from parkbot.trackers.github import DECISION_LABEL
 from parkbot.trackers.github.client import RATE_LIMIT_WAIT_ENV, RetryPolicy, VirtualClock, parse_wait
 from parkbot.trackers.github.pacing import ActionsReporter, ContentPacer, LogReporter, TerminalReporter, reporter_for
-from tests.events.test_events_push import AGENT, commit, push_event, result_json
+from tests.support.events import AGENT, commit, push_event, result_json
 from tests.support.fakegithub import FakeGitHub
 from tests.support.git_helpers import make_repo
 from tests.support.github_helpers import DID, NOW, TOKEN, make_tracker, needs_input

@@ -9,7 +9,7 @@ from parkbot.core.errors import BackendFailure
 from parkbot.core.tracker import CommentReactions
 from parkbot.trackers.github import GitHubTracker
 from parkbot.trackers.github.client import RetryPolicy
-from tests.events.test_events_commands import comment, handle
+from tests.support.events import comment, handle
 from tests.support.fakegithub import FakeGitHub
 from tests.support.github_helpers import CONFIG, DID, NOW, make_tracker, needs_input
 from tests.support.memory_tracker import MemoryTracker

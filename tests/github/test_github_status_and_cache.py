@@ -9,9 +9,8 @@ from parkbot.core.errors import InvalidInput
 from parkbot.core.models import Decision
 from parkbot.core.tracker import CommitGates
 from parkbot.trackers.github import GitHubTracker
-from tests.github.test_github_tracker import park
 from tests.support.fakegithub import FakeGitHub
-from tests.support.github_helpers import DID, STATUS, make_tracker
+from tests.support.github_helpers import DID, STATUS, make_tracker, park
 
 # --- publish_status ------------------------------------------------------------------------------
 

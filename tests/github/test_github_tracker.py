@@ -11,7 +11,6 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.errors import ConcurrentChange, InvalidInput, Refused
-from parkbot.core.models import NeedsInput
 from parkbot.trackers.github import (
     BLOCKING_LABEL,
     DECISION_LABEL,
@@ -30,37 +29,19 @@ from tests.support.github_helpers import (
     DID,
     NOW,
     TOKEN,
+    decision_issue,
     fake_github,
     labels_listed,
     make_tracker,
-    needs_input,
     operations,
+    park,
+    result,
 )
 
 
 def _new(res: Any) -> tuple[Any, Any]:
     decision = lifecycle.build_decision(res, "alice", NOW)
     return decision, lifecycle.log_entry("parked", decision, NOW)
-
-
-def result(**changes: Any) -> NeedsInput:
-    """The shared question with the longer title, the work so far and the guess these tests look at."""
-    fuller = {
-        "title": "Refund scope for order A-4471",
-        "work_so_far": {"verified": ["A-4471"]},
-        "guess": "remaining_three",
-    }
-    return needs_input(**{**fuller, **changes})
-
-
-def park(tracker: GitHubTracker, config: Config = CONFIG, **changes: Any) -> lifecycle.ParkOutcome:
-    return lifecycle.park(tracker, result(**changes), config, now=NOW)
-
-
-def decision_issue(fake: FakeGitHub) -> Any:
-    found = [i for i in fake.issues.values() if DECISION_LABEL in i.labels]
-    assert len(found) == 1
-    return found[0]
 
 
 def paths(fake: FakeGitHub) -> list[str]:

@@ -25,12 +25,10 @@ from parkbot.trackers.github import DECISION_LABEL, RESOLVED_LABEL, GitHubTracke
 from parkbot.trackers.github.client import GitHubSettings, RetryPolicy, build_client, client_from_env, settings_from_env
 from parkbot.trackers.github.render import decision_payload, read_marker, render_answer_comment
 from parkbot.trackers.github.trust import actor_login
-from tests.events.test_events_comments import comment_event
-from tests.github.test_github_tracker import park
+from tests.support.events import comment_event, run, webhook, with_repository
 from tests.support.events import park as park_event
-from tests.support.events import run, webhook, with_repository
 from tests.support.fakegithub import FakeGitHub
-from tests.support.github_helpers import CONFIG, DID, NOW, STATUS, TOKEN, gate_of, make_tracker, needs_input
+from tests.support.github_helpers import CONFIG, DID, NOW, STATUS, TOKEN, gate_of, make_tracker, needs_input, park
 
 # --- the token --------------------------------------------------------------------------------
 

@@ -15,11 +15,10 @@ from parkbot.core.config import Config
 from parkbot.core.errors import NotFound
 from parkbot.trackers.github import GitHubTracker
 from parkbot.trackers.github.client import RetryPolicy
-from tests.github.test_github_tracker import park, result
+from tests.support.clock import Clock
 from tests.support.fakegithub import FakeGitHub
-from tests.support.github_helpers import CONFIG, DID, TOKEN, make_tracker
+from tests.support.github_helpers import CONFIG, DID, TOKEN, make_tracker, park, result
 from tests.support.memory_tracker import MemoryTracker
-from tests.test_wait import Clock
 
 ISSUES = r"/repos/acme/widgets/issues"
 

@@ -16,9 +16,15 @@ from click.testing import CliRunner, Result
 
 from parkbot.backends import Backend
 from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
 from parkbot.core.config import Config
 from parkbot.events import EventOutcome, handle_event
+from parkbot.events.commands import handle_comment
+from parkbot.trackers.github import GitHubTracker
+from parkbot.trackers.github.access import is_bot_login
+from tests.support import results
 from tests.support.fakegithub import FakeGitHub
+from tests.support.git_helpers import run_git
 from tests.support.github_helpers import CONFIG, NOW, TOKEN, make_tracker, needs_input
 
 WEBHOOKS = Path(__file__).resolve().parents[1] / "webhooks"
@@ -162,3 +168,109 @@ def workflow_commands(text: str) -> list[str]:
         if line.startswith("::") or "##[" in line:
             acted.append(line)
     return acted
+
+
+AGENT = "agent/billing-42"
+
+
+def result_json(**changes: Any) -> str:
+    """The short question as the JSON text an agent commits, with the work so far."""
+    return results.result_text(results.SHORT, **{"work_so_far": {"verified": ["A-4471"]}, **changes})
+
+
+def commit(repo: Path, branch: str, files: dict[str, str | None], message: str = "agent work") -> str:
+    """Commit ``files`` (None deletes) on ``branch`` with the working tree, as an agent would; the sha."""
+    existing = run_git(repo, "branch", "--list", branch)
+    run_git(repo, "checkout", "-q", *([branch] if existing else ["-b", branch, "main"]))
+    for name, text in files.items():
+        target = repo / name
+        if text is None:
+            run_git(repo, "rm", "-q", "-r", name)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        run_git(repo, "add", name)
+    run_git(repo, "commit", "-q", "--allow-empty", "-m", message)
+    return run_git(repo, "rev-parse", "HEAD")
+
+
+def push_event(fake: Any, branch: str, sha: str, **changes: Any) -> dict[str, Any]:
+    """The documented push payload for ``branch`` at ``sha``; the fake learns the commit (statuses need it)."""
+    if sha != "0" * 40 and sha not in fake.commits:
+        fake.add_commit(sha, "agent work", branch=branch)
+    payload = with_repository(webhook("push"), fake)
+    payload.update(ref=f"refs/heads/{branch}", after=sha, before="0" * 40, created=True, deleted=False)
+    payload["head_commit"]["id"] = sha
+    payload["commits"][0]["id"] = sha
+    payload.update(changes)
+    return payload
+
+
+def comment_event(fake: Any, number: int, body: str, *, author: str = "alice", action: str = "created") -> dict:
+    """The documented issue_comment payload, pointed at issue ``number`` and a real comment on the fake."""
+    posted = fake.add_comment(number, body, author=author)
+    payload = with_repository(webhook(f"issue_comment.{action}"), fake)
+    payload["issue"].update(
+        number=number,
+        title=fake.issues[number].title,
+        body=fake.issues[number].body,
+        labels=labels_of(fake, number),
+        html_url=f"{fake.repo_web}/issues/{number}",
+    )
+    user = fake.users[author.lower()]
+    payload["comment"].update(
+        id=posted.id,
+        body=body,
+        user={"login": user.login, "id": user.id, "type": user.type},
+        html_url=f"{fake.repo_web}/issues/{number}#issuecomment-{posted.id}",
+    )
+    payload["sender"] = payload["comment"]["user"]
+    return payload
+
+
+def comment(fake: FakeGitHub, number: int, body: str, author: str = "alice", config: Config = CONFIG, **kw: Any) -> Any:
+    """Post a comment as ``author`` on the fake, then handle it like the issue_comment event would."""
+    posted = fake.add_comment(number, body, author=author)
+    return handle(fake, number, posted.id, body, author, config, **kw)
+
+
+def handle(
+    fake: FakeGitHub, number: int, comment_id: int, body: str, author: str, config: Config = CONFIG, **kw: Any
+) -> Any:
+    tracker: GitHubTracker = make_tracker(fake)
+    bot = kw.pop("author_type", "User") == "Bot" or is_bot_login(author)
+    return handle_comment(
+        tracker,
+        config,
+        issue_number=number,
+        comment_id=comment_id,
+        body=body,
+        actor=Actor(author, bot=bot),
+        now=NOW,
+        **kw,
+    )
+
+
+def pr_event(fake: Any, number: int, action: str = "opened", **changes: Any) -> dict[str, Any]:
+    """The documented pull_request payload, pointed at PR ``number`` on the fake."""
+    name = action if action in ("opened", "edited", "reopened", "synchronize") else "opened"
+    payload = with_repository(webhook(f"pull_request.{name}"), fake)
+    payload["action"] = action
+    pull = fake.issues[number]
+    assert pull.pull is not None
+    payload["number"] = number
+    payload["pull_request"].update(
+        number=number,
+        title=pull.title,
+        body=pull.body,
+        html_url=f"{fake.repo_web}/pull/{number}",
+        labels=[],
+    )
+    payload["pull_request"]["head"].update(
+        sha=pull.pull.head_sha, ref=pull.pull.head_ref, label=f"{fake.owner}:{pull.pull.head_ref}"
+    )
+    payload["pull_request"]["head"]["repo"] = {"full_name": fake.full_name}
+    payload["pull_request"]["base"]["repo"] = {"full_name": fake.full_name}
+    payload["pull_request"]["base"]["ref"] = fake.default_branch
+    payload.update(changes)
+    return payload

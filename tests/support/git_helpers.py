@@ -14,7 +14,8 @@ from typing import Any
 
 import git
 
-from parkbot.core.models import NeedsInput, parse_result
+from parkbot.core.models import NeedsInput
+from tests.support import results
 
 USER_NAME = "Alice Owner"
 USER_EMAIL = "alice@example.com"
@@ -106,8 +107,8 @@ def commit_on_branch(
 
 
 def needs_input(origin: str = "billing-42", key: str = "refund", **changes: Any) -> NeedsInput:
-    """A valid ``needs_input`` result; ``changes`` override any field."""
-    data: dict[str, Any] = {
+    """The question the git tests file, worded after its ``origin`` and ``key``; ``changes`` override any field."""
+    worded = {
         "status": "needs_input",
         "origin": origin,
         "key": key,
@@ -116,10 +117,7 @@ def needs_input(origin: str = "billing-42", key: str = "refund", **changes: Any)
         "options": ["remaining: the remaining items", "full_original: the full original total"],
         "work_so_far": {"verified": [origin]},
     }
-    data.update(changes)
-    result = parse_result(data)
-    assert isinstance(result, NeedsInput)
-    return result
+    return results.result(worded, **changes)
 
 
 def backlog_subjects(path: Path | str, ref: str = "refs/parkbot/backlog") -> list[str]:

@@ -6,19 +6,23 @@ Plain functions and constants; the ``fake`` and ``tracker`` fixtures in ``tests/
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
+from parkbot.core import lifecycle
 from parkbot.core.config import Config, Owners
-from parkbot.core.models import NeedsInput, parse_result
-from parkbot.trackers.github import GitHubTracker
+from parkbot.core.models import NeedsInput
+from parkbot.trackers.github import (
+    DECISION_LABEL,
+    GitHubTracker,
+)
 from parkbot.trackers.github.client import GitHubSettings, RetryPolicy, build_client
+from tests.support import results
 from tests.support.fakegithub import FakeGitHub
 
 TOKEN = "ghs_contractharnesstoken000000000000000"
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+NOW = results.NOW
 #: The id of the decision :func:`needs_input` files.
-DID = "billing-42-decision-refund"
+DID = results.DID
 CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol"}, precedents="off")
 #: The name of the gate: its check run, and the commit status of ``gate.publish: status``.
 STATUS = "parkbot/decisions"
@@ -38,24 +42,13 @@ def make_tracker(fake: FakeGitHub, *, policy: RetryPolicy | None = None, **kwarg
 
 
 def needs_input_data(**changes: Any) -> dict[str, Any]:
-    """The ``needs_input`` result the tests file (billing-42 asks about a refund), with ``changes`` applied."""
-    data: dict[str, Any] = {
-        "status": "needs_input",
-        "origin": "billing-42",
-        "key": "refund",
-        "title": "Refund scope",
-        "question": "Refund the remaining three, or the full total?",
-        "options": ["remaining_three: 412.00", "full_original: 690.00"],
-    }
-    data.update(changes)
-    return data
+    """The short question (:data:`tests.support.results.SHORT`) as data, with ``changes`` applied."""
+    return results.result_data(results.SHORT, **changes)
 
 
 def needs_input(**changes: Any) -> NeedsInput:
-    """:func:`needs_input_data`, parsed."""
-    parsed = parse_result(needs_input_data(**changes))
-    assert isinstance(parsed, NeedsInput)
-    return parsed
+    """The short question, parsed."""
+    return results.result(results.SHORT, **changes)
 
 
 def labels_listed(fake: FakeGitHub) -> list[str]:
@@ -99,3 +92,27 @@ def gate_of(fake: FakeGitHub, sha: str, *, app: str | None = None) -> Gate | Non
         return None
     state = "pending" if run.status != "completed" else ("success" if run.conclusion == "success" else "failure")
     return Gate(state, f"{run.title}\n{run.summary}", run.conclusion)
+
+
+#: The short question with the longer title, the work so far and the guess the tracker's tests look at.
+FULLER = {
+    **results.SHORT,
+    "title": "Refund scope for order A-4471",
+    "work_so_far": {"verified": ["A-4471"]},
+    "guess": "remaining_three",
+}
+
+
+def result(**changes: Any) -> NeedsInput:
+    """:data:`FULLER`, parsed."""
+    return results.result(FULLER, **changes)
+
+
+def park(tracker: GitHubTracker, config: Config = CONFIG, **changes: Any) -> lifecycle.ParkOutcome:
+    return lifecycle.park(tracker, result(**changes), config, now=NOW)
+
+
+def decision_issue(fake: FakeGitHub) -> Any:
+    found = [i for i in fake.issues.values() if DECISION_LABEL in i.labels]
+    assert len(found) == 1
+    return found[0]
