@@ -127,6 +127,48 @@ def test_a_line_that_continues_emphasis_or_a_link_is_not_a_command() -> None:
     assert parse("*a*\n/decide q") == Command("decide", arg="q", line=2)
 
 
+def test_a_line_inside_a_link_after_text_and_an_escape_is_not_a_command() -> None:
+    """markdown-it looks ahead for the link's end with its rules told to be silent; a rule that spoke anyway
+    would put a line break before the link, and the line inside it would read as a command."""
+    assert parse_all("x [a\n/decide y\\*](http://e)") == []
+    assert parse_all("x [a\\\n/decide y](http://e)") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'x <a href="https://example.com">a\n/decide y</a>',
+        "x <b>a\n/decide y</b>",
+        "x <STRONG>a\n/decide y</STRONG>",
+        "x <em class=\"c\">a <i>b</i>\n/decide y</em>",
+        "x <b>an element never closed\n/decide y",
+    ],
+)
+def test_a_line_inside_an_html_element_is_not_a_command(body: str) -> None:
+    """It renders inside the element (a link, bold text) exactly as inside Markdown's own link or emphasis."""
+    assert parse_all(body) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x <b>a</b>\n/decide y",
+        "x<br>\n/decide y",
+        "x<BR>\n/decide y",
+        "x <br/>\n/decide y",
+        "x <b/>\n/decide y",
+        "x </b>\n/decide y",
+        "x <!-- a note -->\n/decide y",
+    ],
+)
+def test_a_line_after_a_closed_empty_or_stray_html_tag_or_in_a_plain_element_is_a_command(body: str) -> None:
+    assert parse_all(body) == [Command("decide", arg="y", line=2)]
+
+
+def test_a_line_inside_a_span_starts_visibly_and_is_a_command() -> None:
+    assert parse_all("x <span>a\n/decide y</span>") == [Command("decide", arg="y</span>", line=2)]
+
+
 def test_a_line_inside_emphasis_continues_an_answer_rather_than_ending_it() -> None:
     assert parse_all("/answer *yes\n/decide b*") == [Command("answer", arg="*yes\n/decide b*")]
 

@@ -129,6 +129,12 @@ def test_a_yaml11_boolean_word_is_text_with_a_warning_saying_what_yaml11_tools_r
     ]
 
 
+def test_warnings_come_in_the_order_of_the_file_also_from_inside_a_list() -> None:
+    """A list's items are read where they stand, not after the rest of the file."""
+    _, warnings = check_config("agent_branches: [yes, agent/**]\nprecedents: off\n")
+    assert [(w.line, w.message.split()[0]) for w in warnings] == [(1, "yes"), (2, "off")]
+
+
 def test_a_quoted_yaml11_boolean_word_gets_no_warning() -> None:
     assert check_config('owners:\n  default: "no"\n')[1] == []
 
