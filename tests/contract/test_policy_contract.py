@@ -15,8 +15,9 @@ from tests.support.results import NOW, result
 
 
 def with_config(harness: Any, **changes: Any) -> Config:
-    harness.config = harness.config.model_copy(update=changes)
-    return harness.config
+    config: Config = harness.config.model_copy(update=changes)
+    harness.config = config
+    return config
 
 
 def ask(harness: Any, key: str, **changes: Any) -> lifecycle.ParkOutcome:

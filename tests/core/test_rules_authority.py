@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from parkbot.core import lifecycle
+from parkbot.core import authority, lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Answers, Config, Owners
 from parkbot.core.errors import NotFound, Refused
@@ -274,3 +274,14 @@ def test_a_gate_stays_blocked_by_a_question_whose_answer_nobody_entitled_signed(
     assert lifecycle.gate(tracker, SIGNED, "#7").state == "blocked"
     assert [d.id for d in lifecycle.linked(tracker, SIGNED, "#7")] == [DID]
     assert lifecycle.recorded_answer(tracker, SIGNED, tracker.find(DID)) is None
+
+
+def test_an_origin_configured_with_an_empty_owner_keeps_an_escalation_its_first_owner_signed() -> None:
+    """An empty owner names nobody: the chain starts with whom the question was filed for, so that owner's
+    signed escalation counts (starting from the owner it escalated to would refuse it)."""
+    config = SIGNED.model_copy(update={"owners": Owners(default="alice", origins={"billing-*": ""})})
+    filed = lifecycle.build_decision(result(), "alice", NOW)
+    hop = Escalation(from_owner="alice", to_owner="carol", by="alice", at=NOW).with_proof(signed_by("alice"))
+    escalated = filed.model_copy(update={"owner": "carol", "escalations": [hop]})
+    checked = authority.verified(escalated, config)
+    assert (checked.owner, checked.escalations, checked.problems) == ("carol", [hop], ())

@@ -140,7 +140,7 @@ def test_a_line_inside_a_link_after_text_and_an_escape_is_not_a_command() -> Non
         'x <a href="https://example.com">a\n/decide y</a>',
         "x <b>a\n/decide y</b>",
         "x <STRONG>a\n/decide y</STRONG>",
-        "x <em class=\"c\">a <i>b</i>\n/decide y</em>",
+        'x <em class="c">a <i>b</i>\n/decide y</em>',
         "x <b>an element never closed\n/decide y",
     ],
 )

@@ -206,7 +206,9 @@ def push_event(fake: Any, branch: str, sha: str, **changes: Any) -> dict[str, An
     return payload
 
 
-def comment_event(fake: Any, number: int, body: str, *, author: str = "alice", action: str = "created") -> dict:
+def comment_event(
+    fake: Any, number: int, body: str, *, author: str = "alice", action: str = "created"
+) -> dict[str, Any]:
     """The documented issue_comment payload, pointed at issue ``number`` and a real comment on the fake."""
     posted = fake.add_comment(number, body, author=author)
     payload = with_repository(webhook(f"issue_comment.{action}"), fake)

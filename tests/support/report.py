@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from parkbot.core.models import Answer, Decision, Escalation, Option
+from parkbot.core.models import Answer, AnswerKind, Decision, DecisionKind, DecisionState, Escalation, Option
 
 NOW = datetime(2024, 6, 30, 12, 0, tzinfo=UTC)  # a Sunday, in ISO week 2024-W26
 
@@ -27,16 +27,16 @@ def make(
     created: datetime,
     *,
     run: str | None = None,
-    state: str = "open",
+    state: DecisionState = "open",
     answer: str | None = None,
-    answer_kind: str = "option",
+    answer_kind: AnswerKind = "option",
     after: timedelta | None = None,
     guess: str | None = None,
     owner: str = "alice",
     escalated: bool = False,
     dependents: tuple[str, ...] = (),
     blocking: bool = True,
-    kind: str = "decision",
+    kind: DecisionKind = "decision",
     title: str | None = None,
 ) -> Decision:
     answered = None

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphql import (
     DocumentNode,
+    ExecutionResult,
     GraphQLError,
     GraphQLSchema,
     OperationDefinitionNode,
@@ -177,6 +178,7 @@ def _answer(fake: FakeGitHub, body: Any, headers: dict[str, str]) -> tuple[int, 
         variable_values=variables if isinstance(variables, dict) else {},
         operation_name=body.get("operationName"),
     )
+    assert isinstance(result, ExecutionResult)  # no resolver of the fake is async
     reply: dict[str, Any] = {}
     if result.errors:
         unexpected = [e for e in result.errors if not isinstance(e.original_error, FakeError)]

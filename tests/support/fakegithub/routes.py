@@ -168,7 +168,7 @@ def _logins(raw: Any, resource: str = "Issue") -> list[str]:
         return []
     if not isinstance(raw, list):
         raise ApiError.invalid(resource, "assignees", "invalid")
-    out = []
+    out: list[str] = []
     for item in raw:
         login = item.get("login") if isinstance(item, dict) else item
         if not isinstance(login, str):

@@ -894,10 +894,12 @@ class FakeGitHub:
         path = split.path
         query_items = urllib.parse.parse_qsl(split.query, keep_blank_values=True)
         query = dict(query_items)
-        headers = {k.lower(): v for k, v in request.headers.items()}
+        headers = {k.lower(): v if isinstance(v, str) else v.decode("latin-1") for k, v in request.headers.items()}
         raw = request.body
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8")
+        if raw is not None and not isinstance(raw, str):  # PyGithub sends text or bytes, never a stream
+            raise TypeError(f"the fake reads request bodies of text or bytes, not {type(raw).__name__}")
         try:
             body = json.loads(raw) if raw else None
             bad_json = False
@@ -1047,7 +1049,7 @@ class FakeGitHub:
     def _doc_url(self, op_id: str | None) -> str:
         if op_id is None:
             return DOCS
-        return self.spec.raw_op(op_id).get("externalDocs", {}).get("url", DOCS)
+        return str(self.spec.raw_op(op_id).get("externalDocs", {}).get("url", DOCS))
 
 
 def _etag_matches(header: str | None, etag: str) -> bool:
