@@ -102,7 +102,31 @@ _HTML_TAG = re.compile(r"<(?P<close>/?)(?P<name>[A-Za-z][A-Za-z0-9-]*)\b[^>]*?(?
 #: The inline HTML elements that render their text as a link, emphasis or code, as Markdown's own markup does
 #: (a ``<span>`` or ``<br>`` changes nothing a reader sees at the start of a line).
 _MARKING = frozenset(
-    "a abbr b cite code del dfn em i ins kbd mark q s samp small strike strong sub sup tt u var".split()
+    {
+        "a",
+        "abbr",
+        "b",
+        "cite",
+        "code",
+        "del",
+        "dfn",
+        "em",
+        "i",
+        "ins",
+        "kbd",
+        "mark",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "strike",
+        "strong",
+        "sub",
+        "sup",
+        "tt",
+        "u",
+        "var",
+    }
 )
 
 
