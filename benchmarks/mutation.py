@@ -351,6 +351,7 @@ class Equivalent:
     line: str
     mutated: str
     reason: str
+    evidence: str
 
     def matches(self, mutant: Mutant) -> bool:
         return (self.module, self.function, self.operator, self.line, self.mutated) == (
@@ -362,7 +363,7 @@ class Equivalent:
         )
 
 
-EQUIVALENT_KEYS = ("module", "function", "operator", "line", "mutated", "reason")
+EQUIVALENT_KEYS = ("module", "function", "operator", "line", "mutated", "reason", "evidence")
 
 
 def load_equivalents(path: Path) -> list[Equivalent]:
@@ -392,6 +393,10 @@ def load_equivalents(path: Path) -> list[Equivalent]:
             raise UsageError(f"{where}: every field must be a string")
         if not entry["reason"].strip():
             raise UsageError(f"{where}: the reason is empty (say why no test can tell this mutant apart)")
+        if not entry["evidence"].strip():
+            raise UsageError(
+                f"{where}: the evidence is empty (give the input that shows it equivalent, or why no input exists)"
+            )
         equivalents.append(
             Equivalent(
                 module=_normal_path(entry["module"]),
@@ -400,6 +405,7 @@ def load_equivalents(path: Path) -> list[Equivalent]:
                 line=_normal_text(entry["line"]),
                 mutated=_normal_text(entry["mutated"]),
                 reason=entry["reason"].strip(),
+                evidence=entry["evidence"].strip(),
             )
         )
     return equivalents
@@ -936,7 +942,7 @@ class Report:
         out += ["", f"## Equivalent mutants, listed in {self.equivalents_file.name} ({len(equivalent)})"]
         for result, mutant, entry in equivalent:
             assert entry is not None
-            out += ["", self._heading(result, mutant), f"reason: {entry.reason}", *self._diff(mutant)]
+            out += ["", self._heading(result, mutant), f"reason: {entry.reason}", f"evidence: {entry.evidence}", *self._diff(mutant)]
 
         timed_out = [(r, m) for r in self.results for m in r.mutants if r.outcomes.get(m.number) == TIMED_OUT]
         out += ["", f"## Timed out, counted as detected ({len(timed_out)})", ""]
@@ -977,6 +983,7 @@ def _toml_entry(mutant: Mutant) -> list[str]:
         "line": mutant.before,
         "mutated": mutant.after,
         "reason": "",
+        "evidence": "",
     }
     return ["```toml", "[[mutant]]", *(f"{key} = {_toml_string(value)}" for key, value in fields.items()), "```"]
 
