@@ -942,7 +942,13 @@ class Report:
         out += ["", f"## Equivalent mutants, listed in {self.equivalents_file.name} ({len(equivalent)})"]
         for result, mutant, entry in equivalent:
             assert entry is not None
-            out += ["", self._heading(result, mutant), f"reason: {entry.reason}", f"evidence: {entry.evidence}", *self._diff(mutant)]
+            out += [
+                "",
+                self._heading(result, mutant),
+                f"reason: {entry.reason}",
+                f"evidence: {entry.evidence}",
+                *self._diff(mutant),
+            ]
 
         timed_out = [(r, m) for r in self.results for m in r.mutants if r.outcomes.get(m.number) == TIMED_OUT]
         out += ["", f"## Timed out, counted as detected ({len(timed_out)})", ""]
