@@ -221,3 +221,18 @@ def test_mutants_are_identified_by_what_they_change_not_where(tool: ModuleType, 
     after = tool.generate_mutants(project, "tinymod.py")
     assert {(m.function, m.operator, m.before, m.after) for m in after} == before
     assert [m.line for m in after if m.function == "shout"] == [18 + 5]
+
+
+def test_the_report_names_what_mutmut_s_engine_leaves_unmutated(tool: ModuleType, tmp_path: Path) -> None:
+    module = tmp_path / "validated.py"
+    module.write_text(
+        "import functools\n\n\nclass Settings:\n    limit: int = 3\n    name: str\n\n"
+        "    @classmethod\n    def make(cls):\n        return cls()\n\n"
+        "    @functools.cache\n    def cached(self):\n        return 1\n\n\n"
+        "@property\ndef top():\n    return 2\n\n\ndef plain():\n    return 3\n"
+    )
+    assert tool.not_mutated(module) == [
+        "`Settings.cached` (line 13, decorated)",
+        "`Settings.limit` default (line 5)",
+        "`top` (line 18, decorated)",
+    ]
