@@ -130,8 +130,8 @@ def test_a_comment_node_becomes_rest_s_comment_with_its_edit_facts() -> None:
         "url": "https://github.com/acme/widgets/issues/12#issuecomment-77",
         "createdAt": "2026-11-30T12:00:00Z",
         "author": {"login": "alice"},
-        "lastEditedAt": None,
-        "editor": None,
+        "lastEditedAt": "2026-11-30T12:01:00Z",
+        "editor": {"login": "alice"},
     }
     assert comment_raw(node) == {
         "id": 77,
@@ -140,8 +140,8 @@ def test_a_comment_node_becomes_rest_s_comment_with_its_edit_facts() -> None:
         "html_url": "https://github.com/acme/widgets/issues/12#issuecomment-77",
         "created_at": "2026-11-30T12:00:00Z",
         "user": {"login": "alice", "type": "User"},
-        "last_edited_at": None,
-        "editor": None,
+        "last_edited_at": "2026-11-30T12:01:00Z",
+        "editor": {"login": "alice", "type": "User"},
     }
     assert comment_raw({"fullDatabaseId": 1, "id": "IC_1", "body": None})["body"] == ""
 

@@ -1,0 +1,130 @@
+"""Whose words a comment carries, read from GitHub's own records (parkbot.trackers.github.comments).
+
+A command counts only as its author's words, and a record only as parkbot's: these tests hold the
+comment records the handlers and the lifecycle read, through the real PyGithub path on the fake.
+"""
+
+from __future__ import annotations
+
+from parkbot.core.tracker import CommentRecord
+from parkbot.trackers.github import GitHubTracker
+from parkbot.trackers.github.render import read_marker, render_reply
+from tests.support.fakegithub import FakeGitHub
+from tests.support.github_helpers import decision_issue, park
+
+
+def issue_number(fake: FakeGitHub, tracker: GitHubTracker) -> int:
+    park(tracker)
+    return int(decision_issue(fake).number)
+
+
+# --- who wrote a comment, and who changed it --------------------------------------------------
+
+
+def test_a_comment_record_names_its_author_and_no_editor_while_only_the_author_wrote_it(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    number = issue_number(fake, tracker)
+    posted = fake.add_comment(number, "/decide full_original", author="alice")
+    fake.edit_comment(posted.id, "/decide remaining_three", editor="Alice")  # logins ignore case
+    assert tracker.comment_record(number, posted.id) == CommentRecord("alice", "/decide remaining_three", None)
+    assert tracker.comment_record(number, str(posted.id)) == CommentRecord("alice", "/decide remaining_three", None)
+
+
+def test_a_comment_someone_else_changed_names_that_editor_and_the_text_now(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    number = issue_number(fake, tracker)
+    posted = fake.add_comment(number, "/decide remaining_three", author="alice")
+    fake.edit_comment(posted.id, "/decide full_original", editor="mallory")
+    assert tracker.comment_record(number, posted.id) == CommentRecord("alice", "/decide full_original", "mallory")
+
+
+def test_a_bot_s_comment_says_its_author_is_a_bot(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    number = issue_number(fake, tracker)
+    posted = fake.add_comment(number, "/decide full_original", author="helper[bot]")
+    assert tracker.comment_record(number, posted.id) == CommentRecord(
+        "helper[bot]", "/decide full_original", None, author_bot=True
+    )
+
+
+def test_a_comment_posted_after_the_issue_was_read_is_found_by_reading_again(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    number = issue_number(fake, tracker)
+    first = fake.add_comment(number, "first", author="alice")
+    assert tracker.comment_record(number, first.id) is not None  # the comments are read and kept
+    later = fake.add_comment(number, "/decide full_original", author="bob")
+    assert tracker.comment_record(number, later.id) == CommentRecord("bob", "/decide full_original", None)
+
+
+def test_no_record_for_a_deleted_comment_or_an_id_that_is_not_a_number(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    number = issue_number(fake, tracker)
+    assert tracker.comment_record(number, 999_999) is None
+    assert tracker.comment_record(number, "issuecomment-1") is None
+
+
+def test_a_comment_s_url_is_on_its_issue(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    number = issue_number(fake, tracker)
+    posted = fake.add_comment(number, "hello", author="alice")
+    assert tracker.comment_url(number, posted.id) == f"{fake.repo_web}/issues/{number}#issuecomment-{posted.id}"
+    other = fake.add_issue(title="Not a decision", body="")
+    assert tracker.comment_url(other.number, 5) == f"{fake.repo_web}/issues/{other.number}#issuecomment-5"
+
+
+# --- parkbot's own comments -------------------------------------------------------------------
+
+
+def replies_on(fake: FakeGitHub, number: int) -> list[tuple[str, str]]:
+    return [
+        (c.user, c.body)
+        for c in fake.comments.values()
+        if c.issue_number == number and (m := read_marker(c.body)) is not None and m.kind == "reply"
+    ]
+
+
+def test_a_reply_is_posted_once_and_left_alone_while_unchanged(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    number = issue_number(fake, tracker)
+    tracker.comments.reply(number, "77", "Recorded.")
+    fake.reset_log()
+    tracker.comments.reply(number, "77", "Recorded.")
+    assert fake.writes() == []
+    assert replies_on(fake, number) == [(tracker.own_login, render_reply("77", "Recorded."))]
+
+
+def test_a_reply_someone_else_changed_is_written_back_and_a_forged_one_is_ignored(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    number = issue_number(fake, tracker)
+    forged = fake.add_comment(number, render_reply("77", "Forged."), author="mallory")
+    raw = tracker.comments.reply(number, "77", "Recorded.")
+    assert raw["id"] != forged.id  # a reply marker anyone else posted is not parkbot's reply
+    fake.edit_comment(int(raw["id"]), render_reply("77", "Recorded."), editor="mallory")  # same text, not its own
+    fake.reset_log()
+    tracker.comments.reply(number, "77", "Recorded.")
+    (write,) = fake.writes()
+    assert write.startswith("PATCH ")
+    assert write.endswith(f"/issues/comments/{raw['id']}")
+    assert replies_on(fake, number) == [
+        ("mallory", render_reply("77", "Forged.")),
+        (tracker.own_login, render_reply("77", "Recorded.")),
+    ]
+
+
+def test_only_parkbot_s_unchanged_comment_is_its_trusted_record(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    number = issue_number(fake, tracker)
+    own = tracker.comments.post(number, "parkbot's text")
+    theirs = fake.add_comment(number, "someone's text", author="alice")
+    comments = {int(c["id"]): c for c in tracker.store.comments_of(number, refresh=True)}
+    mine, other = comments[int(own["id"])], comments[theirs.id]
+    assert (tracker.comments.by_parkbot(mine), tracker.comments.trusted(mine)) == (True, True)
+    assert tracker.comments.own_text(mine) == "parkbot's text"
+    assert (tracker.comments.by_parkbot(other), tracker.comments.trusted(other)) == (False, False)
+    assert tracker.comments.own_text(other) is None
+
+    fake.edit_comment(int(own["id"]), "mallory's text", editor="mallory")
+    changed = next(c for c in tracker.store.comments_of(number, refresh=True) if int(c["id"]) == int(own["id"]))
+    assert (tracker.comments.by_parkbot(changed), tracker.comments.trusted(changed)) == (True, False)
+    assert tracker.comments.own_text(changed) == "parkbot's text"  # from the edit history
