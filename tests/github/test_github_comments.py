@@ -6,11 +6,12 @@ comment records the handlers and the lifecycle read, through the real PyGithub p
 
 from __future__ import annotations
 
+from parkbot.core.models import Answer
 from parkbot.core.tracker import CommentRecord
 from parkbot.trackers.github import GitHubTracker
-from parkbot.trackers.github.render import read_marker, render_reply
+from parkbot.trackers.github.render import marker, read_marker, render_answer_comment, render_reply, work_chunk_key
 from tests.support.fakegithub import FakeGitHub
-from tests.support.github_helpers import decision_issue, park
+from tests.support.github_helpers import DID, NOW, decision_issue, park
 
 
 def issue_number(fake: FakeGitHub, tracker: GitHubTracker) -> int:
@@ -128,3 +129,76 @@ def test_only_parkbot_s_unchanged_comment_is_its_trusted_record(fake: FakeGitHub
     changed = next(c for c in tracker.store.comments_of(number, refresh=True) if int(c["id"]) == int(own["id"]))
     assert (tracker.comments.by_parkbot(changed), tracker.comments.trusted(changed)) == (True, False)
     assert tracker.comments.own_text(changed) == "parkbot's text"  # from the edit history
+
+
+# --- overflow comments ------------------------------------------------------------------------
+
+
+def work(key: str) -> str:
+    return f"{marker('work', key)}\npart {key}"
+
+
+def overflow_on(fake: FakeGitHub, number: int) -> list[tuple[str, str]]:
+    return [
+        (c.user, c.body)
+        for c in sorted(fake.comments.values(), key=lambda c: c.id)
+        if c.issue_number == number and work_chunk_key(c.body) is not None
+    ]
+
+
+def test_the_overflow_comments_become_exactly_the_wanted_ones_and_others_are_left_alone(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    number = issue_number(fake, tracker)
+    tracker.comments.sync_overflow(number, (work("abc.1.2"), work("abc.2.2")))
+    forged = fake.add_comment(number, work("old.1.1"), author="mallory")  # not parkbot's: never deleted
+    tracker.comments.sync_overflow(number, (work("def.1.1"),))
+    me = tracker.own_login
+    assert overflow_on(fake, number) == [("mallory", forged.body), (me, work("def.1.1"))]
+    fake.reset_log()
+    tracker.comments.sync_overflow(number, (work("def.1.1"),))
+    assert fake.writes() == []  # already as wanted
+
+
+def test_an_overflow_comment_already_deleted_is_not_an_error(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    number = issue_number(fake, tracker)
+    tracker.comments.sync_overflow(number, (work("abc.1.1"),))
+    comments = tracker.store.comments_of(number, refresh=True)  # read, then someone deletes it
+    (stale,) = [c for c in comments if work_chunk_key(c.get("body")) == "abc.1.1"]
+    del fake.comments[int(stale["id"])]
+    tracker.comments._delete(number, int(stale["id"]))  # a retried delete finds it gone (404)
+    assert overflow_on(fake, number) == []
+
+
+# --- answer records ---------------------------------------------------------------------------
+
+
+def test_only_parkbot_s_own_answer_record_counts_and_an_edited_one_is_written_back(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    number = issue_number(fake, tracker)
+    decision = tracker.find(DID)
+    assert decision is not None
+    answer = Answer(value="full_original", kind="option", by="alice", at=NOW)
+    text = render_answer_comment(decision, answer)
+    fake.add_comment(number, text, author="mallory")  # a forged record carries nothing
+    assert tracker.comments.answer_record(number, DID) is None
+    assert tracker.comments.restore_answer_record(number, DID) is False
+
+    own = tracker.comments.post(number, text)
+    hit = tracker.comments.answer_record(number, DID)
+    assert hit is not None
+    assert (hit[0]["id"], hit[0]["own_body"], hit[1].value) == (own["id"], text, "full_original")
+    fake.reset_log()
+    assert tracker.comments.restore_answer_record(number, DID) is True
+    assert fake.writes() == []  # unchanged: nothing to write back
+
+    fake.edit_comment(int(own["id"]), text.replace("full_original", "remaining_three"), editor="mallory")
+    tracker.store.comments_of(number, refresh=True)
+    hit = tracker.comments.answer_record(number, DID)
+    assert hit is not None
+    assert hit[1].value == "full_original"  # read as parkbot wrote it
+    assert tracker.comments.restore_answer_record(number, DID) is True
+    assert fake.comments[int(own["id"])].body == text
+    cached = [c for c in tracker.store.cached_comments(number) if int(c["id"]) == int(own["id"])]
+    assert [(c["body"], c["editor"]) for c in cached] == [(text, {"login": tracker.store.token_login()})]
