@@ -10,9 +10,7 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
 from parkbot.core.errors import Refused
-from tests.support.results import NOW, result
-
-DID = "billing-42-decision-refund"
+from tests.support.results import DID, NOW, result
 
 
 def park(h: Any, config: Config | None = None, **changes: Any) -> lifecycle.ParkOutcome:

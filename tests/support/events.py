@@ -1,4 +1,4 @@
-"""Shared helpers for the ``test_events_*`` modules: webhook fixtures adapted to the fake, and runners.
+"""What the event tests share: webhook fixtures adapted to the fake, events to send, and the runners.
 
 The payloads are the trimmed, documented GitHub webhook examples in ``tests/webhooks/`` (see its
 ``regenerate.py``); a test loads one, then points it at the fake's repository, issue numbers, labels
