@@ -6,6 +6,11 @@ comment records the handlers and the lifecycle read, through the real PyGithub p
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
+from parkbot.core.errors import BackendFailure
 from parkbot.core.models import Answer
 from parkbot.core.tracker import CommentRecord
 from parkbot.trackers.github import GitHubTracker
@@ -202,3 +207,74 @@ def test_only_parkbot_s_own_answer_record_counts_and_an_edited_one_is_written_ba
     assert fake.comments[int(own["id"])].body == text
     cached = [c for c in tracker.store.cached_comments(number) if int(c["id"]) == int(own["id"])]
     assert [(c["body"], c["editor"]) for c in cached] == [(text, {"login": tracker.store.token_login()})]
+
+
+# --- requests: how many, and what a failure says ----------------------------------------------
+
+
+def test_a_comment_already_read_with_its_issue_costs_no_request(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    number = issue_number(fake, tracker)
+    posted = fake.add_comment(number, "/decide full_original", author="alice")
+    tracker.store.comments_of(number, refresh=True)
+    fake.reset_log()
+    assert tracker.comment_record(number, posted.id) == CommentRecord("alice", "/decide full_original", None)
+    assert fake.request_count == 0
+
+
+def test_an_upsert_that_may_use_what_was_read_reads_nothing_again(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    number = issue_number(fake, tracker)
+    tracker.comments.upsert(number, "reply", "77", render_reply("77", "Recorded."))
+    fake.reset_log()
+    tracker.comments.upsert(number, "reply", "77", render_reply("77", "Recorded."), refresh=False)
+    assert fake.request_count == 0
+
+
+def test_what_parkbot_writes_is_what_it_remembers_of_the_issue_s_comments(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    number = issue_number(fake, tracker)
+    raw = tracker.comments.upsert(number, "reply", "77", render_reply("77", "A."))
+    fake.edit_comment(int(raw["id"]), render_reply("77", "B."), editor="mallory")
+    tracker.comments.upsert(number, "reply", "77", render_reply("77", "A."))
+    cached = [(c["body"], c.get("editor")) for c in tracker.store.cached_comments(number) if c["id"] == raw["id"]]
+    assert cached == [(render_reply("77", "A."), {"login": tracker.store.token_login()})]
+    added = tracker.comments.upsert(number, "reply", "78", render_reply("78", "C."))
+    assert [c["id"] for c in tracker.store.cached_comments(number)][-1] == added["id"]
+
+
+@pytest.mark.parametrize(
+    ("act", "match", "said"),
+    [
+        (lambda t, n: t.comments.post(n, "hello"), r"^POST .*/comments$", "comment on #{n}"),
+        (
+            lambda t, n: t.comments.upsert(n, "reply", "77", render_reply("77", "A.")),
+            r"^POST .*/comments$",
+            "write the reply comment on #{n}",
+        ),
+        (lambda t, n: t.comments._delete(n, 123), r"^DELETE ", "delete an outdated comment on #{n}"),
+    ],
+)
+def test_a_write_that_keeps_failing_says_which_write_it_was(
+    fake: FakeGitHub, tracker: GitHubTracker, act: Any, match: str, said: str
+) -> None:
+    number = issue_number(fake, tracker)
+    fake.fail_next("502", count=50, match=match)
+    with pytest.raises(BackendFailure) as failed:
+        act(tracker, number)
+    assert said.format(n=number) in failed.value.message
+
+
+def test_restoring_an_answer_record_that_keeps_failing_names_the_comment(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    number = issue_number(fake, tracker)
+    decision = tracker.find(DID)
+    assert decision is not None
+    text = render_answer_comment(decision, Answer(value="full_original", kind="option", by="alice", at=NOW))
+    own = tracker.comments.post(number, text)
+    fake.edit_comment(int(own["id"]), text.replace("full_original", "remaining_three"), editor="mallory")
+    tracker.store.comments_of(number, refresh=True)
+    fake.fail_next("502", count=50, match=r"^PATCH ")
+    with pytest.raises(BackendFailure) as failed:
+        tracker.comments.restore_answer_record(number, DID)
+    assert f"restore parkbot's comment {own['id']} on #{number}" in failed.value.message
