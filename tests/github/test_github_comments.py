@@ -278,3 +278,11 @@ def test_restoring_an_answer_record_that_keeps_failing_names_the_comment(
     with pytest.raises(BackendFailure) as failed:
         tracker.comments.restore_answer_record(number, DID)
     assert f"restore parkbot's comment {own['id']} on #{number}" in failed.value.message
+
+
+def test_a_comment_whose_author_deleted_their_account_is_nobody_s(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    number = issue_number(fake, tracker)
+    posted = fake.add_comment(number, "/decide full_original", author="alice")
+    fake.comments[posted.id].user = None  # GraphQL's author of a deleted account is null
+    record = tracker.comment_record(number, posted.id)
+    assert record == CommentRecord("a deleted account", "/decide full_original", "a deleted account")
