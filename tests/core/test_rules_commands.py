@@ -159,6 +159,7 @@ def test_a_line_inside_an_html_element_is_not_a_command(body: str) -> None:
         "x <b/>\n/decide y",
         "x </b>\n/decide y",
         "x <!-- a note -->\n/decide y",
+        "x `<b>` a\n/decide y",  # a tag in code is text, not an element
     ],
 )
 def test_a_line_after_a_closed_empty_or_stray_html_tag_or_in_a_plain_element_is_a_command(body: str) -> None:

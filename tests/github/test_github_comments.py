@@ -286,3 +286,20 @@ def test_a_comment_whose_author_deleted_their_account_is_nobody_s(fake: FakeGitH
     fake.comments[posted.id].user = None  # GraphQL's author of a deleted account is null
     record = tracker.comment_record(number, posted.id)
     assert record == CommentRecord("a deleted account", "/decide full_original", "a deleted account")
+
+
+def test_a_write_retried_after_a_failure_reads_the_comments_again_first(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    """The failed attempt may have landed after all: the retry looks before it writes (never posts twice)."""
+    number = issue_number(fake, tracker)
+    tracker.store.comments_of(number, refresh=True)
+    fake.reset_log()
+    fake.fail_next("502", count=1, match=r"^POST .*/comments$")
+    tracker.comments.upsert(number, "reply", "77", render_reply("77", "A."), refresh=False)
+    comments = f"/repos/acme/widgets/issues/{number}/comments"
+    assert [(r.method, r.path, r.status) for r in fake.requests] == [
+        ("POST", comments, 502),
+        ("POST", "/graphql", 200),  # the issue's comments, read again
+        ("POST", comments, 201),
+    ]
