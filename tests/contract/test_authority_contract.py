@@ -15,8 +15,8 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.errors import Refused
-from tests.support.contract import DID, answer, needs, park, refused
-from tests.support.results import NOW
+from tests.support.contract import answer, needs, park, refused
+from tests.support.results import DID, NOW
 
 
 def test_a_bot_never_answers_even_as_the_owner(harness: Any) -> None:
