@@ -1,6 +1,6 @@
 """Regenerate ``github-trimmed.json`` from GitHub's official OpenAPI description.
 
-Why: the fake GitHub in ``tests/fakegithub`` validates request and response bodies
+Why: the fake GitHub in ``tests/support/fakegithub`` validates request and response bodies
 against the real REST contract.  The full description is ~13 MB, so we keep only
 the operations the fake serves plus the components they reference.
 
@@ -28,7 +28,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 OUTPUT = HERE / "github-trimmed.json"
 
-# The operations the fake serves.  Keep in sync with tests/fakegithub/routes.py.
+# The operations the fake serves.  Keep in sync with tests/support/fakegithub/routes.py.
 OPERATIONS: tuple[str, ...] = (
     # labels
     "issues/create-label",
