@@ -102,6 +102,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Print the instructions to give an agent: when to ask, the result JSON, the limits, waiting.",
     ),
     "mcp": ("parkbot.cli.mcp", "mcp", "Serve parkbot to agents over the Model Context Protocol (stdio)."),
+    "doctor": (
+        "parkbot.cli.doctor",
+        "doctor",
+        "Say whether the gate actually protects anything, and what to change where it does not.",
+    ),
     "config": (
         "parkbot.cli.config",
         "config_group",
