@@ -169,12 +169,21 @@ def _integration(fake: FakeGitHub, app: AppState) -> dict[str, Any]:
     }
 
 
+def _account(fake: FakeGitHub) -> dict[str, Any]:
+    """The installation's account: the owner as a simple user, with the name, slug and dates the trimmed
+    description's validator also asks of it (its ``anyOf`` with ``enterprise`` resolves that way)."""
+    owner = fake.users[fake.owner.lower()]
+    account = P.user(fake, owner) or {}
+    account.update(name=owner.login, slug=owner.login.lower(), created_at=iso(fake.now()), updated_at=iso(fake.now()))
+    return account
+
+
 def _installation(fake: FakeGitHub, app: AppState) -> dict[str, Any]:
     owner = fake.users[fake.owner.lower()]
     base = fake.api
     return {
         "id": app.installation_id,
-        "account": P.user(fake, owner),
+        "account": _account(fake),
         "repository_selection": "selected",
         "access_tokens_url": f"{base}/app/installations/{app.installation_id}/access_tokens",
         "repositories_url": f"{base}/installation/repositories",

@@ -107,6 +107,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "doctor",
         "Say whether the gate actually protects anything, and what to change where it does not.",
     ),
+    "serve": (
+        "parkbot.cli.serve",
+        "serve",
+        "Run parkbot as a GitHub App: a webhook server for many repositories, on a durable queue.",
+    ),
     "config": (
         "parkbot.cli.config",
         "config_group",

@@ -152,6 +152,19 @@ class GitHubApp:
         )
         return build_client(settings, policy=self.policy, timeout=self.timeout)
 
+    def installations(self) -> list[int]:
+        """The id of every installation of the App (``GET /app/installations``)."""
+        ids: list[int] = []
+        page = 1
+        while True:
+            data = self._app_request(
+                "list the App's installations", "GET", "/app/installations", parameters={"per_page": 100, "page": page}
+            )
+            ids += [int(i["id"]) for i in data]
+            if len(data) < 100:
+                return ids
+            page += 1
+
     def repositories(self, installation: int) -> list[str]:
         """The ``owner/name`` of every repository the installation may see (``GET /installation/repositories``)."""
         client = build_client(
