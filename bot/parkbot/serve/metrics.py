@@ -7,10 +7,13 @@ time, GitHub requests and the rate limit left per installation; and, read from t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from parkbot.serve.queue import Queue
+if TYPE_CHECKING:
+    from parkbot.serve.queue import Queue
 
 
 class Metrics:

@@ -20,10 +20,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 from urllib.parse import unquote, urlsplit
 
 from parkbot.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from parkbot.serve.metrics import Metrics
+    from parkbot.serve.worker import Workers
 
 State = Literal["queued", "running", "done", "failed"]
 
@@ -79,6 +83,18 @@ class Queue(Protocol):
         """Raise when the queue cannot be reached."""
         ...
 
+    def start_workers(self, handler: Callable[[Job], None], metrics: Metrics, *, n: int, backoff: float) -> None:
+        """Start ``n`` workers handling this queue's jobs with ``handler``."""
+        ...
+
+    def wake(self) -> None:
+        """A delivery was just stored: workers waiting for one may look now."""
+        ...
+
+    def stop_workers(self, timeout: float = 30.0) -> None:
+        """Let running jobs finish (up to ``timeout``); unfinished ones are taken over after their lease."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -130,6 +146,7 @@ class SqliteQueue:
         self.max_attempts = max_attempts
         self.clock = clock
         self._lock = threading.Lock()
+        self._workers: Workers | None = None
         try:
             self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -221,6 +238,20 @@ class SqliteQueue:
         with self._lock:
             self._db.execute("SELECT 1").fetchone()
 
+    def start_workers(self, handler: Callable[[Job], None], metrics: Metrics, *, n: int, backoff: float) -> None:
+        from parkbot.serve.worker import Workers
+
+        self._workers = Workers(self, handler, metrics, n=n, backoff=backoff)
+        self._workers.start()
+
+    def wake(self) -> None:
+        if self._workers is not None:
+            self._workers.wake()
+
+    def stop_workers(self, timeout: float = 30.0) -> None:
+        if self._workers is not None:
+            self._workers.stop(timeout)
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
@@ -240,6 +271,8 @@ def open_queue(url: str, *, lease: float = 60.0, max_attempts: int = 5) -> Queue
             )
         return SqliteQueue(path, lease=lease, max_attempts=max_attempts)
     if scheme in ("postgresql", "postgres"):
-        raise InvalidInput("--queue postgresql://... is not available in this version: use sqlite:///PATH")
+        from parkbot.serve.pgqueue import PostgresQueue
+
+        return PostgresQueue(url, lease=lease, max_attempts=max_attempts)
     shown = url.split("://", 1)[0] + "://..." if "://" in url else url
     raise InvalidInput(f"--queue must be sqlite:///PATH or postgresql://..., got {shown!r}")

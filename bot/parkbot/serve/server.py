@@ -16,7 +16,6 @@ from parkbot.serve.queue import Queue
 from parkbot.serve.recover import Recovery
 from parkbot.serve.settings import app_credentials, webhook_secret
 from parkbot.serve.webhooks import create_app
-from parkbot.serve.worker import Workers
 from parkbot.trackers.github.app import GitHubApp
 
 log = logging.getLogger("parkbot.serve")
@@ -38,7 +37,7 @@ def run(
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     app = GitHubApp(credentials)
     metrics = Metrics()
-    pool = Workers(queue, DeliveryHandler(app, metrics), metrics, n=workers, backoff=backoff)
+    handler = DeliveryHandler(app, metrics)
 
     def ready() -> str | None:
         try:
@@ -51,11 +50,11 @@ def run(
             return f"GitHub does not accept the App's key: {exc.message}"
         return None
 
-    asgi = create_app(queue=queue, secret=secret, metrics=metrics, ready=ready, wake=pool.wake)
+    asgi = create_app(queue=queue, secret=secret, metrics=metrics, ready=ready, wake=queue.wake)
     recovery = Recovery(app, queue, metrics, every=recover_every)
     config = uvicorn.Config(asgi, host=host, port=port, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
-    pool.start()
+    queue.start_workers(handler, metrics, n=workers, backoff=backoff)
     recoverer = threading.Thread(target=recovery.run, daemon=True)
     recoverer.start()
     log.info("parkbot serve: listening on http://%s:%d with %d workers", host, port, workers)
@@ -63,5 +62,5 @@ def run(
         server.run()
     finally:
         recovery.stop()
-        pool.stop()
+        queue.stop_workers()
         queue.close()
