@@ -8,6 +8,7 @@ git user locally), which the backends pass in as ``fallback_owner``.
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -107,6 +108,31 @@ class GitHubOptions(_Section):
         return _wait_seconds(value)
 
 
+class Identity(_Section):
+    """Another login whose records count as parkbot's, while moving from the action to the App (docs/serve.md)."""
+
+    previous: str | None = Field(
+        default=None,
+        description="The login parkbot wrote as before (github-actions[bot] for the action): its records stay "
+        "valid during the move.",
+    )
+    app: str | None = Field(
+        default=None,
+        description="The App's login (<app-slug>[bot]), so the action, while it still runs, counts the App's records.",
+    )
+
+    @field_validator("previous", "app")
+    @classmethod
+    def _login(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?", value):
+            raise ValueError(f"{value!r} is not a GitHub login (such as github-actions[bot])")
+        return value
+
+    @property
+    def logins(self) -> tuple[str, ...]:
+        return tuple(login for login in (self.previous, self.app) if login)
+
+
 class Config(_Section):
     """The whole file. Every key is optional; unknown keys are errors."""
 
@@ -131,6 +157,7 @@ class Config(_Section):
         "only records written by this login are trusted.",
     )
     github: GitHubOptions = Field(default_factory=GitHubOptions)
+    identity: Identity = Field(default_factory=Identity)
 
     @field_validator("hierarchy")
     @classmethod
