@@ -14,8 +14,8 @@ import pytest
 
 from tests.postgres_support import Postgres, why_not
 from tests.serve_support import FakeGitHubServer, ServeProcess, wait_for
-from tests.test_serve import CONFIG_TEXT, answer_records, installation, park
 from tests.test_events_comments import comment_event
+from tests.test_serve import CONFIG_TEXT, answer_records, installation, park
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(why_not() is not None, reason=why_not() or "")]
 
@@ -60,8 +60,10 @@ def test_two_instances_handle_a_delivery_sent_to_both_exactly_once(github: FakeG
             payload = installation(github, {"zen": f"trial {trial}", "hook_id": trial})
             answers: list[int] = []
 
-            def send(server: ServeProcess, body: dict[str, object] = payload, n: int = trial) -> None:
-                answers.append(server.deliver("ping", body, delivery=f"both-{n}").status_code)
+            def send(
+                server: ServeProcess, body: dict[str, object] = payload, n: int = trial, out: list[int] = answers
+            ) -> None:
+                out.append(server.deliver("ping", body, delivery=f"both-{n}").status_code)
 
             threads = [threading.Thread(target=send, args=(s,)) for s in (one, two)]
             for thread in threads:
