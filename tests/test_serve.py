@@ -198,6 +198,11 @@ def test_decide_turns_the_check_green_and_a_duplicate_delivery_is_handled_once(
         elapsed = time.monotonic() - started
         wait_for(lambda: ("decide-1", "done", 1) in stored(queue), what="the delivery done")
         time.sleep(0.5)
+        metrics = requests.get(server.url + "/metrics", timeout=10).text
+    assert 'parkbot_installation_tokens_minted_total{installation="50000001"} 1.0' in metrics
+    assert 'parkbot_github_requests_total{installation="50000001"}' in metrics
+    assert 'parkbot_github_rate_limit_remaining{installation="50000001"}' in metrics
+    assert "parkbot_deliveries_duplicate_total 1.0" in metrics
     assert elapsed < 10
     with github.locked() as fake:
         assert fake.issues[number].state == "closed"
@@ -320,3 +325,25 @@ def test_status_of_an_empty_queue(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "0 queued, 0 running, 0 done, 0 failed" in done.stdout
+
+
+def test_a_rate_limited_delivery_is_rescheduled_not_slept_on(github: FakeGitHubServer, queue: str) -> None:
+    number = park(github)
+    with github.locked() as fake:
+        decide = installation(github, comment_event(fake, number, "/decide full_original"))
+        fake.set_rate_limit(0)  # every request: 403 "API rate limit exceeded", reset an hour away
+    with ServeProcess(github, queue, "--workers", "1") as server:
+        started = time.monotonic()
+        server.deliver("issue_comment", decide, delivery="limited-1")
+        wait_for(
+            lambda: (
+                'parkbot_deliveries_retried_total{reason="rate_limit"} 1.0'
+                in requests.get(server.url + "/metrics", timeout=10).text
+            ),
+            what="the delivery rescheduled",
+        )
+        assert time.monotonic() - started < 20  # the worker did not wait for the reset
+        assert stored(queue) == [("limited-1", "queued", 0)]  # rescheduled without using up an attempt
+    with github.locked() as fake:
+        fake.set_rate_limit(5000)
+        assert fake.issues[number].state == "open"

@@ -51,12 +51,11 @@ class DeliveryHandler:
         if job.event in CHECKOUT_EVENTS:
             log.info("parkbot serve: %s on %s: push events are handled by the action for now", job.event, repository)
             return
-        identity = self.app.identity()
 
         def factory() -> Backend:
+            mints = self.app.mints.get(installation, 0) if isinstance(installation, int) else 0
             client = self.app.client(repository, installation if isinstance(installation, int) else None)
             key = str(installation)
-            mints = self.app.mints.get(installation, 0) if isinstance(installation, int) else 0
 
             def count(verb: str, url: str) -> None:
                 self.metrics.requests.labels(key).inc()
@@ -67,8 +66,10 @@ class DeliveryHandler:
             install(client.github.requester, count)
             if isinstance(installation, int) and self.app.mints.get(installation, 0) > mints:
                 self.metrics.token_mints.labels(key).inc()
-            # A rate limit is never slept on in a worker: the delivery is rescheduled (RetryLater below).
-            return github_backend(client, bot_login=identity.login, wait=False)
+            # A rate limit is never slept on in a worker: no wait is allowed, and the delivery is
+            # rescheduled instead (RetryLater below).
+            client.transport.bound_waits(0.0, "parkbot serve (a rate-limited delivery is rescheduled)")
+            return github_backend(client, bot_login=self.app.identity().login, wait=False)
 
         try:
             outcome = handle_event(job.event, payload, tracker_factory=factory, repo_path=self._empty)
@@ -84,6 +85,6 @@ class DeliveryHandler:
 
 
 def _retry(message: str) -> RetryLater:
-    if "rate limit" in message.lower():
+    if "rate limit" in message.lower() or "bound on waiting" in message:
         return RetryLater(message, delay=RATE_LIMIT_DELAY, count=False)
     return RetryLater(message)
