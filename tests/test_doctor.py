@@ -32,7 +32,8 @@ def actions_fake() -> Iterator[FakeGitHub]:
 
 
 def run(*args: str, env: dict[str, str]) -> tuple[int, dict[str, object]]:
-    result = CliRunner().invoke(doctor, [*args, "--json"], env=env)
+    backend = [] if "--backend" in args else ["--backend", "github"]
+    result = CliRunner().invoke(doctor, [*backend, *args, "--json"], env=env)
     return result.exit_code, json.loads(result.stdout)
 
 
@@ -108,7 +109,9 @@ def test_a_rejected_token_is_exit_4(actions_fake: FakeGitHub) -> None:
 
 
 def test_missing_settings_are_exit_2_naming_them() -> None:
-    result = CliRunner().invoke(doctor, [], env={"GITHUB_TOKEN": "", "GITHUB_REPOSITORY": "a/b", "PARKBOT_APP_ID": ""})
+    result = CliRunner().invoke(
+        doctor, ["--backend", "github"], env={"GITHUB_TOKEN": "", "GITHUB_REPOSITORY": "a/b", "PARKBOT_APP_ID": ""}
+    )
     assert result.exit_code == 2
     assert "GITHUB_TOKEN" in result.stderr
 
@@ -137,7 +140,7 @@ def test_app_mode_requires_the_check_from_the_app_itself() -> None:
 
 def test_app_mode_with_a_malformed_key_is_exit_2_naming_it() -> None:
     env = {"GITHUB_REPOSITORY": "acme/widgets", "PARKBOT_APP_ID": "4242", "PARKBOT_PRIVATE_KEY": "not a key"}
-    result = CliRunner().invoke(doctor, ["--mode", "app"], env=env)
+    result = CliRunner().invoke(doctor, ["--backend", "github", "--mode", "app"], env=env)
     assert result.exit_code == 2
     assert "PARKBOT_PRIVATE_KEY is not a PEM private key" in result.stderr
     assert "not a key" not in result.stderr

@@ -30,9 +30,10 @@ from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError
 MARKS = {"ok": "ok      ", "advisory": "ADVISORY", "warning": "warning "}
 
 
-def github_facts(env: Mapping[str, str], mode: str) -> RepositoryFacts:
-    """Read what protects the repository (``GITHUB_REPOSITORY``) through the GitHub adapter."""
-    from parkbot.backends import github_env
+def github_facts(env: Mapping[str, str], mode: str, repo: str = ".") -> RepositoryFacts:
+    """Read what protects the repository (``GITHUB_REPOSITORY``, else the checkout's ``origin``) through the
+    GitHub adapter."""
+    from parkbot.backends import github_env, repository_from_origin
     from parkbot.trackers.github import protection
     from parkbot.trackers.github.client import client_from_env
     from parkbot.trackers.github.store import IssueStore
@@ -41,16 +42,22 @@ def github_facts(env: Mapping[str, str], mode: str) -> RepositoryFacts:
         from parkbot.serve.settings import app_credentials
         from parkbot.trackers.github.app import GitHubApp
 
+        credentials = app_credentials(env)
         repository = (env.get("GITHUB_REPOSITORY") or "").strip()
+        if not repository:
+            inferred, why = repository_from_origin(repo, credentials.api_url)
+            if inferred is None:
+                raise InvalidInput(f"GITHUB_REPOSITORY is not set ('owner/name'), and {why}")
+            repository = inferred
         if repository.count("/") != 1:
             raise InvalidInput("GITHUB_REPOSITORY must be 'owner/name' (the repository to check)")
-        app = GitHubApp(app_credentials(env))
+        app = GitHubApp(credentials)
         identity = app.identity()
         client = app.client(repository)
         expected_app: int | None = identity.app_id
         default_login = identity.login
     else:
-        client = client_from_env(github_env(env))
+        client = client_from_env(github_env(env, repo))
         expected_app = GITHUB_ACTIONS_APP_ID
         default_login = ACTIONS_LOGIN
     store = IssueStore(client)
@@ -111,9 +118,9 @@ def render(diagnosis: Diagnosis, where: str) -> tuple[dict[str, Any], str]:
     "--backend",
     type=click.Choice(["github", "git"]),
     envvar="PARKBOT_BACKEND",
-    default="github",
+    default="git",
     show_default=True,
-    help="Where decisions live (env PARKBOT_BACKEND).",
+    help="Where decisions live (env PARKBOT_BACKEND): the embedded git backlog, or GitHub issues.",
 )
 @click.option(
     "--mode",
@@ -134,7 +141,8 @@ def doctor(backend: str, mode: str | None, repo: str, as_json: bool) -> None:
     \b
     Exit codes: 0 the gate is enforced, 1 it is advisory, 2 bad input, 4 GitHub could not be read.
     Example:
-      GITHUB_REPOSITORY=acme/widgets GITHUB_TOKEN=$(gh auth token) parkbot doctor
+      parkbot doctor                                                  # the git backlog here
+      GITHUB_REPOSITORY=acme/widgets GITHUB_TOKEN=$(gh auth token) parkbot doctor --backend github
     """
     env = os.environ
     try:
@@ -142,7 +150,7 @@ def doctor(backend: str, mode: str | None, repo: str, as_json: bool) -> None:
             diagnosis, where = diagnose_git(git_facts(repo)), str(Path(repo).resolve())
         else:
             chosen = mode or ("app" if env.get("PARKBOT_APP_ID") else "action")
-            facts = github_facts(env, chosen)
+            facts = github_facts(env, chosen, repo)
             diagnosis, where = diagnose_github(facts), facts.repository
             if diagnosis.unreadable:
                 raise BackendFailure(f"cannot tell whether the gate is enforced: {diagnosis.unreadable}")
