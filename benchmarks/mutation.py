@@ -15,7 +15,7 @@ entry that matches no surviving mutant is reported as stale.
 
 Exit status: 0 when every module was measured (survivors do not fail the run), 2 for a usage or
 configuration error, or when a module's tests fail without any mutation. See
-docs/mutation-testing.md.
+docs/development/mutation-testing.md.
 """
 
 from __future__ import annotations

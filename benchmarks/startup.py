@@ -4,7 +4,7 @@ Prints three Markdown tables (numbers, not tests; tests/test_startup.py pins *wh
 
 * start-up: each command run as a fresh process, paired with ``python -c pass`` of the same
   interpreter (bytecode cached), median of the per-pair ratios; the targets are the ones in
-  docs/agents.md. Two rows have no target and say what the others are made of: ``gate`` in a
+  docs/development/performance.md. Two rows have no target and say what the others are made of: ``gate`` in a
   repository with a configuration file (PyYAML is imported to read it), and importing click and
   pydantic and building one validator, which every local command does before any of its own work;
 * park in process, through :class:`bot.Backlog`, on an embedded backlog that already holds N

@@ -222,3 +222,17 @@ def test_an_environment_for_another_lock_is_built_again(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "/nonexistent/python" in done.stderr
     assert not venv.exists()  # never reused: it was made for other dependencies
+
+
+def test_the_action_installs_no_extra() -> None:
+    """The action runs the CLI: neither the MCP SDK nor anything only an extra needs is in its lock."""
+    pins = read_lock(LOCK)
+    core = {canonicalize_name(Requirement(spec).name) for spec in PYPROJECT["project"]["dependencies"]}
+    for extra, specs in PYPROJECT["project"]["optional-dependencies"].items():
+        if extra == "test":
+            continue
+        for spec in specs:
+            name = canonicalize_name(Requirement(spec).name)
+            assert name in core or name not in pins, f"{LOCK.name} installs {name} of the [{extra}] extra: run .ci/lock"
+    for name in ("mcp", "uvicorn", "starlette"):
+        assert name not in pins

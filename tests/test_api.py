@@ -147,7 +147,9 @@ def test_a_project_with_its_own_bot_folder_still_imports_parkbot(tmp_path: Path)
     (tmp_path / "bot" / "__init__.py").write_text("NAME = 'the user own bot'\n", encoding="utf-8")
     code = "import bot, parkbot; from parkbot import Backlog; print(bot.NAME, '|', Backlog.__module__)"
     env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split(" | ")[0] == "the user own bot"
     assert done.stdout.strip().endswith("parkbot.api")

@@ -96,7 +96,9 @@ def test_first_command_wins() -> None:
         ("/answer", "needs the answer text"),
         ("/escalate to the boss", "at most one name"),
         ("/return now", "takes no argument"),
-        ("/override two x", "assumption number"),
+        ("/override", "assumption number"),
+        ("/cite", "needs an option and its sources"),
+        ("/correct full", "needs the option and why"),
         ("/override 2", "replacement text"),
     ],
 )
@@ -203,3 +205,13 @@ def test_quoted_or_fenced_text_never_yields_a_command(body: str) -> None:
     quoted = "\n".join("> " + line for line in body.splitlines()) or "> "
     assert parse(quoted) is None
     assert parse("```\n" + body.replace("```", "") + "\n```") is None
+
+
+def test_planner_and_correction_commands_parse_their_arguments() -> None:
+    assert parse("/cite full docs/a.md#L1-L3 billing-1-decision-refund") == Command(
+        "cite", arg="full", sources=("docs/a.md#L1-L3", "billing-1-decision-refund")
+    )
+    assert parse("/pass no policy covers it") == Command("pass", reason="no policy covers it")
+    assert parse("/override two because") == Command("override", arg="two", reason="because")
+    assert parse("/correct two typed the wrong one") == Command("correct", arg="two", reason="typed the wrong one")
+    assert parse("/cite full docs/a.md#L1").render() == "/cite full docs/a.md#L1"

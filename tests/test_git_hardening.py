@@ -155,9 +155,12 @@ def test_sync_with_no_such_remote_names_it_and_the_fix(repo: git.Repo) -> None:
     assert "no git remote named 'upstream'" in json.loads(result.stdout)["message"]
 
 
-def test_sync_with_a_remote_that_is_not_a_repository_is_invalid_input(repo: git.Repo, tmp_path: Path) -> None:
+def test_sync_with_a_remote_git_cannot_reach_is_a_backend_failure(repo: git.Repo, tmp_path: Path) -> None:
+    """The remote is configured, so the input is right: it cannot be reached now (exit 4, safe to re-run)."""
     run_git(root_of(repo), "remote", "add", "origin", str(tmp_path / "nowhere"))
-    no_traceback(parkbot(repo, "sync"), 2, "is not a git repository git can reach", "git remote -v")
+    no_traceback(parkbot(repo, "sync"), 4, "is not a git repository git can reach", "git remote -v")
+    result = parkbot(repo, "sync", "--json")
+    assert (result.exit_code, json.loads(result.stdout)["error"]) == (4, "backend_failure")
 
 
 # --- a fresh clone --------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from tests.github_support import TOKEN
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = json.loads((ROOT / "examples" / "needs_input.json").read_text())
 DID = "billing-42-decision-refund"
-TOOLS = ["park", "show", "list", "gate", "wait", "resume", "schema"]
+TOOLS = ["park", "show", "list", "gate", "wait", "resume", "schema", "cite", "pass"]
 
 
 def git_repo(tmp_path: Path) -> Path:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.version import Version
 
 import parkbot
 from tests.test_events_action_files import PINNED, VERSION_COMMENT, load, steps_of, uses_lines
@@ -84,21 +85,86 @@ def test_the_built_wheel_and_sdist_carry_the_version_parkbot_prints(tmp_path: Pa
 # --- the changelog and the notes of a release -------------------------------------------------------
 
 
+#: A development version: the release it leads to, then ``.devN``.
+DEV_VERSION = re.compile(r"^(?P<release>\d+\.\d+\.\d+)\.dev\d+$")
+
+
+def released_versions(text: str) -> list[str]:
+    """The versions with a dated CHANGELOG section, newest first."""
+    return re.findall(r"^## \[(\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?)\] - \d{4}-\d{2}-\d{2}$", text, flags=re.M)
+
+
 def test_changelog_keeps_an_unreleased_section_and_dates_every_version() -> None:
     headings = [line for line in CHANGELOG.read_text(encoding="utf-8").splitlines() if line.startswith("## ")]
     assert headings[0] == "## [Unreleased]"
     for heading in headings[1:]:
         assert re.fullmatch(r"## \[\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?\] - \d{4}-\d{2}-\d{2}", heading), heading
-    assert f"## [{parkbot.__version__}] - " in "\n".join(headings), "the package version needs its changelog section"
 
 
-def test_release_notes_are_the_changelog_section_of_the_tag() -> None:
-    done = notes(f"v{parkbot.__version__}")
-    assert done.returncode == 0, done.stderr
+def test_the_version_at_head_is_a_release_with_its_section_or_a_development_version_after_the_last() -> None:
+    """Between releases the code is ``X.Y.Z.devN`` for a release still to come, never the last release's number."""
+    released = released_versions(CHANGELOG.read_text(encoding="utf-8"))
+    assert released, "CHANGELOG.md has no release yet"
+    dev = DEV_VERSION.match(parkbot.__version__)
+    if dev is None:
+        assert parkbot.__version__ == released[0], "a release version must be the newest CHANGELOG section"
+        return
+    assert Version(dev.group("release")) > Version(released[0]), (
+        f"{parkbot.__version__} must lead to a release after {released[0]}, the last one in CHANGELOG.md"
+    )
+    assert dev.group("release") not in released
+
+
+def test_release_notes_are_the_changelog_section_of_the_tag(tmp_path: Path) -> None:
+    """The notes of the last release, as its tag would get them (with the version set as at that release)."""
     text = CHANGELOG.read_text(encoding="utf-8")
-    section = text.split(f"## [{parkbot.__version__}]", 1)[1].split("\n", 1)[1].split("\n## ", 1)[0].strip()
+    last = released_versions(text)[0]
+    done = notes(f"v{last}", root=release_tree(tmp_path, last, text))
+    assert done.returncode == 0, done.stderr
+    section = text.split(f"## [{last}]", 1)[1].split("\n", 1)[1].split("\n## ", 1)[0].strip()
     assert done.stdout.strip() == section
     assert not re.search(r"^## ", done.stdout, re.M)
+
+
+def test_a_development_version_cannot_be_released(tmp_path: Path) -> None:
+    done = notes("v0.2.0.dev0", root=release_tree(tmp_path, "0.2.0.dev0", CHANGES))
+    assert done.returncode == 2
+    assert "has no section for 0.2.0.dev0" in done.stderr
+
+
+# --- pins and the moving tag in the docs --------------------------------------------------------------
+
+#: Every file that shows users how to refer to the action.
+PIN_DOCS = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").rglob("*.md")),
+    *sorted((ROOT / "docs" / "workflows").glob("*.yml")),
+]
+#: A use of the action; the release after a sha pin is a comment (`# v0.1.0`), or parkbot init's --action-version.
+ACTION_USE = re.compile(
+    r"OWNER/REPO/actions/parkbot@(?P<ref><[^>]+>|\S+)(?:\s*(?:#|--action-version)\s*(?P<comment>.*))?"
+)
+
+
+def test_the_docs_pin_a_full_sha_with_a_release_or_name_the_major_tag_of_this_version() -> None:
+    major = f"v{Version(parkbot.__version__).major}"
+    released = released_versions(CHANGELOG.read_text(encoding="utf-8"))
+    seen = 0
+    for path in PIN_DOCS:
+        for match in ACTION_USE.finditer(path.read_text(encoding="utf-8")):
+            seen += 1
+            ref, comment = match.group("ref").rstrip("`"), match.group("comment") or ""
+            where = f"{path.relative_to(ROOT)}: {match.group(0)}"
+            if re.fullmatch(r"[0-9a-f]{40}|<full commit sha>|<sha>", ref):
+                version = re.match(r"v(\d+\.\d+\.\d+)", comment)
+                assert version, f"{where}: a sha pin says its release in a comment (# v0.1.0) or --action-version"
+                assert version.group(1) in released, f"{where}: {version.group(1)} is not a release in CHANGELOG.md"
+            else:
+                assert ref == major, f"{where}: the moving tag of {parkbot.__version__} is {major}"
+    assert seen >= 7
+    for path in [*PIN_DOCS, RELEASE]:
+        text = path.read_text(encoding="utf-8")
+        assert "parkbot@v1" not in text or major == "v1", f"{path.relative_to(ROOT)} names @v1"
 
 
 def release_tree(tmp_path: Path, version: str, changelog: str) -> Path:

@@ -6,7 +6,7 @@ import pytest
 
 from parkbot.core.commands import Command, parse, parse_all
 
-COMMAND_LIST = "/decide, /answer, /default, /escalate, /return, /accept, /override, /help"
+COMMAND_LIST = "/decide, /answer, /default, /escalate, /return, /accept, /override, /help, /correct, /cite, /pass"
 AFTER_A_GREETING = "Thanks for asking.\n\n"  # puts the command on line 3
 
 
@@ -38,8 +38,13 @@ AFTER_A_GREETING = "Thanks for asking.\n\n"  # puts the command on line 3
         ("/accept all of them", Command("accept", arg="all of them", line=3, error="/accept takes no argument")),
         ("/help me", Command("help", arg="me", line=3, error="/help takes no argument")),
         (
-            "/override two use USD",
-            Command("override", line=3, error="/override needs an assumption number and text: `/override <n> <text>`"),
+            "/override",
+            Command(
+                "override",
+                line=3,
+                error="/override needs an assumption number and text (`/override <n> <text>`), or an option "
+                "(`/override <option> [why]`)",
+            ),
         ),
         ("/override 2", Command("override", number=2, line=3, error="/override needs the replacement text")),
     ],

@@ -265,7 +265,8 @@ def test_an_error_in_a_loaded_file_names_its_path(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput) as info:
         load_config(path)
     assert info.value.message == (
-        f"invalid configuration:\n  {path}:2: owners.defualt: unknown setting (see docs/configuration.md)"
+        f"invalid configuration:\n  {path}:2: owners.defualt: unknown setting; did you mean owners.default? "
+        "(see docs/configuration.md)"
     )
 
 

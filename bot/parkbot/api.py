@@ -35,7 +35,8 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from parkbot.backends import Backend, open_backend
-from parkbot.core import lifecycle
+from parkbot.core import authority, lifecycle
+from parkbot.core import planner as planner_rules
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
 from parkbot.core.durations import Duration, moment
@@ -62,6 +63,8 @@ from parkbot.core.tracker import BacklogHints, GateResult, Location, OwnIdentity
 
 __all__ = [
     "Backlog",
+    "Cited",
+    "Corrected",
     "DecisionItem",
     "DecisionList",
     "DecisionView",
@@ -82,6 +85,8 @@ POLL_SCHEDULE: dict[str, tuple[float, float]] = {"git": (0.2, 0.5), "github": (2
 DEFAULT_POLL = (2.0, 60.0)
 #: What ``list`` accepts as a state.
 ListState = Literal["open", "resolved", "abandoned", "all"]
+#: What ``list --awaiting`` accepts: questions with the planner, or planner answers waiting for review.
+Awaiting = Literal["planner", "review"]
 
 
 # --- results: what every command prints with --json ------------------------------------------
@@ -216,6 +221,71 @@ class Resolved(_Located):
         )
 
 
+class Cited(_Located):
+    """A planner's answer from checked sources (``cite``): recorded, and a review item for the owner."""
+
+    id: str
+    action: Literal["resolved", "completed", "unchanged", "recorded"]
+    state: DecisionState
+    answer: Answer
+    answered_by: Literal["planner"] = "planner"
+    review: str | None = Field(default=None, description="pending until the owner accepts or overrides it.")
+    gates: list[GateReport] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, outcome: ResolveOutcome) -> Cited:
+        decision = outcome.decision
+        action = "recorded" if decision.state == "open" and outcome.action == "unchanged" else outcome.action
+        cited = cls(
+            id=decision.id,
+            action=action,
+            state=decision.state,
+            answer=outcome.answer,
+            review=decision.planner.review if decision.planner else None,
+            **_location(outcome.location),
+            gates=[GateReport.of(g) for g in outcome.gates],
+        )
+        sources = "; ".join(
+            f"{s.source} at {s.commit[:12]}" if s.commit else f"{s.source} ({s.answer!r} by {s.answered_by})"
+            for s in outcome.answer.sources
+        )
+        waits = " (waits for the owner's accept)" if decision.state == "open" else ""
+        lines = [f"{cited.action} {cited.id}: {outcome.answer.value!r} by the planner {outcome.answer.by}{waits}"]
+        lines.append(f"  cited: {sources}")
+        lines += [f"  | {line}" for s in outcome.answer.sources if s.quote for line in s.quote.splitlines()]
+        return cited._told("\n".join(lines) + _gate_lines(cited.gates))
+
+
+class Corrected(_Located):
+    """An answer replaced (``correct``, or ``override`` of a planner answer); history keeps both."""
+
+    id: str
+    action: Literal["corrected", "overridden", "unchanged"]
+    answer: Answer
+    previous: Answer | None = None
+    regated: list[str] = Field(default_factory=list, description="Dependents not merged: re-gated on the answer.")
+    rework: list[str] = Field(default_factory=list, description="Dependents already merged: told to rework.")
+    gates: list[GateReport] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, outcome: planner_rules.CorrectionOutcome) -> Corrected:
+        corrected = cls(
+            id=outcome.decision.id,
+            action=outcome.action,
+            answer=outcome.answer,
+            previous=outcome.previous,
+            regated=outcome.regated,
+            rework=outcome.rework,
+            **_location(outcome.location),
+            gates=[GateReport.of(g) for g in outcome.gates],
+        )
+        was = f" (was {outcome.previous.value!r})" if outcome.previous else ""
+        text = f"{corrected.action} {corrected.id}: {outcome.answer.value!r} by {outcome.answer.by}{was}"
+        if corrected.rework:
+            text += f"\n  rework needed: {', '.join(corrected.rework)} (merged with the previous answer)"
+        return corrected._told(text + _gate_lines(corrected.gates))
+
+
 class Requested(_Located):
     """An owner's act left as their own comment command, for parkbot to record (GitHub, run with a
     person's token: only parkbot's own records carry authority there, and the comment is the owner's own)."""
@@ -287,6 +357,25 @@ class DecisionView(DecisionItem):
             joined = ", ".join(self.dependents)
             lines.append(f"blocks: {joined}" if self.blocking else f"dependents (non-blocking): {joined}")
         lines += [f"problem: {problem}" for problem in self.found_problems]
+        step = self.planner
+        if step is not None and step.state == "waiting" and self.state == "open":
+            lines.append(f"with the planner until {step.until.isoformat()} (its owner is assigned after)")
+        elif step is not None and step.state == "passed":
+            lines.append(f"passed by the planner {step.by}" + (f": {step.reason}" if step.reason else ""))
+        if step is not None and step.answer is not None:
+            lines.append(f"planner answer: {step.answer.value} by {step.answer.by} (review: {step.review})")
+            for cited in step.answer.sources:
+                if cited.decision:
+                    lines.append(f"  cited {cited.decision}: {cited.answer} by {cited.answered_by}")
+                else:
+                    lines.append(f"  cited {cited.source} at {cited.commit}:")
+                    lines += [f"  | {line}" for line in (cited.quote or "").splitlines()]
+        for change in self.corrections:
+            why = f" ({change.reason})" if change.reason else ""
+            lines.append(
+                f"{'corrected' if change.kind == 'correct' else 'overridden'} by {change.by} at "
+                f"{change.at.isoformat()}: {change.previous.value} -> {change.answer.value}{why}"
+            )
         if self.answer is not None:
             flag = " [explicit default: an assumption]" if self.answer.assumption else ""
             pending = " (recorded; resolution not finished, re-run resolve)" if self.state == "open" else ""
@@ -402,7 +491,7 @@ class ResumeContext(_Result):
 
     @classmethod
     def of(cls, decision: Decision) -> ResumeContext:
-        answer = decision.answer
+        answer = decision.current_answer  # a corrected answer replaces the first one
         context = cls(
             id=decision.id,
             state=decision.state,
@@ -510,6 +599,8 @@ class _ListQuery:
     owner: str | None
     origin: str | None
     since: datetime | None
+    awaiting: Awaiting | None = None
+    now: datetime | None = None
 
     @classmethod
     def of(
@@ -519,13 +610,16 @@ class _ListQuery:
         origin: str | None,
         answered_since: Duration | timedelta | datetime | str | None,
         now: datetime | None,
+        awaiting: Awaiting | None = None,
     ) -> _ListQuery:
         since = None if answered_since is None else _Since(answered_since).moment(now or utcnow())
         wanted = state or ("all" if since is not None else "open")
         if wanted not in ("open", "resolved", "abandoned", "all"):
             raise InvalidInput(f"state {wanted!r}: choose one of open, resolved, abandoned, all")
         folded = None if owner is None else owner.casefold()
-        return cls(wanted, folded, None if origin is None else origin.lower(), since)
+        if awaiting is not None and awaiting not in ("planner", "review"):
+            raise InvalidInput(f"awaiting {awaiting!r}: choose planner or review")
+        return cls(wanted, folded, None if origin is None else origin.lower(), since, awaiting, now or utcnow())
 
     def matches(self, d: Decision) -> bool:
         return (
@@ -533,7 +627,15 @@ class _ListQuery:
             and (self.owner is None or d.owner.casefold() == self.owner)
             and (self.origin is None or fnmatch.fnmatchcase(d.origin, self.origin))
             and (self.since is None or (d.answer is not None and d.answer.at >= self.since))
+            and self._awaits(d)
         )
+
+    def _awaits(self, d: Decision) -> bool:
+        if self.awaiting is None:
+            return True
+        if self.awaiting == "planner":
+            return planner_rules.awaiting_planner(d, self.now or utcnow())
+        return planner_rules.review_pending(d)
 
     def order(self, d: Decision) -> tuple[datetime, str]:
         """Oldest first: by answer time with ``answered_since``, else by filing time."""
@@ -543,6 +645,10 @@ class _ListQuery:
 
     def empty(self) -> str:
         since = f" answered since {self.since.isoformat()}" if self.since is not None else ""
+        if self.awaiting == "planner":
+            since += " waiting for the planner"
+        elif self.awaiting == "review":
+            since += " with a planner answer to review"
         return f"no {'' if self.state == 'all' else self.state + ' '}decisions{since}"
 
 
@@ -601,7 +707,7 @@ class Backlog:
         parsed = parse_result(result)
         tracker, config = self.tracker, self.config
         if isinstance(parsed, NeedsInput):
-            filed = Filed.of(lifecycle.park(tracker, parsed, config))
+            filed = Filed.of(lifecycle.park(tracker, parsed, config, filed_by=self._filer()))
             return filed._told(
                 f"{filed.action} {filed.id} (owner {filed.owner}) at {_where(_location_of(filed))}"
                 f"{_gate_lines(filed.gates)}"
@@ -671,11 +777,12 @@ class Backlog:
         origin: str | None = None,
         answered_since: Duration | timedelta | datetime | str | None = None,
         now: datetime | None = None,
+        awaiting: Awaiting | None = None,
     ) -> DecisionList:
         """Decisions, oldest first. ``state`` defaults to ``open``, or to every answered decision with
         ``answered_since`` (a span back from now such as ``1h``, or a moment): then they come in the order
         they were answered, so a supervisor picks up the work that can continue."""
-        query = _ListQuery.of(state, owner, origin, answered_since, now)
+        query = _ListQuery.of(state, owner, origin, answered_since, now, awaiting)
         decisions = sorted(self._listed(query), key=query.order)
         items: builtins.list[DecisionItem] = [DecisionItem.of(d) for d in decisions]
         rows = [_list_row(d) for d in decisions]
@@ -691,10 +798,11 @@ class Backlog:
         answered_since: Duration | timedelta | datetime | str | None = None,
         now: datetime | None = None,
         as_json: bool = False,
+        awaiting: Awaiting | None = None,
     ) -> PrintedList:
         """What :meth:`list` returns, as the command line prints it (its JSON only ``as_json``), read in
         the memory its text takes: ``parkbot list``."""
-        query = _ListQuery.of(state, owner, origin, answered_since, now)
+        query = _ListQuery.of(state, owner, origin, answered_since, now, awaiting)
         found = [(query.order(d), _list_row(d), _item_json(d) if as_json else "") for d in self._listed(query)]
         found.sort(key=lambda entry: entry[0])
         empty = self._nothing_listed(query) if not found else ""
@@ -765,7 +873,9 @@ class Backlog:
         return filed._told(f"returned {filed.id} to {filed.owner}")
 
     def accept(self, id: str, *, by: str | None = None) -> Resolved | Requested:
-        """Accept a review item's stated assumptions and close it."""
+        """Accept a review item's stated assumptions and close it (or, on a question, the planner's answer)."""
+        if lifecycle.answer_of(self.tracker, self.config, id).kind == "decision":
+            return self.accept_planner(id, by=by)
         actor = self._actor(by, "acts")
         if self._leaves_commands():
             return self._ask(id, actor, "/accept")
@@ -781,6 +891,80 @@ class Backlog:
         outcome = lifecycle.override_assumption(self.tracker, self.config, id, number, text, actor)
         filed = Filed.of(outcome)
         return filed._told(f"{filed.action} {filed.id}: assumption {number} overridden")
+
+    # -- the planner ----------------------------------------------------------------------------
+    def cite(
+        self,
+        id: str,
+        answer: str,
+        sources: builtins.list[str],
+        *,
+        by: str | None = None,
+        source: str = "api",
+        now: datetime | None = None,
+    ) -> Cited | Requested:
+        """Answer as the configured planner, from checked sources (``docs/x.md#L3-L9`` or a decision id a
+        person answered); refused (exit 3) when a source does not hold. See docs/planner.md."""
+        actor = self._planner_actor(by, "cites")
+        if self._leaves_commands():
+            decision = lifecycle.answer_of(self.tracker, self.config, id)
+            planner_rules.check_cite_request(self.tracker, self.config, decision, actor, sources)
+            return self._request(decision, " ".join(["/cite", answer.strip(), *sources]), actor)
+        files = self.tracker if isinstance(self.tracker, planner_rules.SourceFiles) else None
+        outcome = planner_rules.cite(
+            self.tracker, self.config, id, answer, sources, actor, files=files, source=source, now=now
+        )
+        return Cited.of(outcome)
+
+    def pass_question(self, id: str, *, by: str | None = None, reason: str | None = None) -> Filed | Requested:
+        """The planner cannot answer from its sources: hand the question to its owner now."""
+        actor = self._planner_actor(by, "passes")
+        if self._leaves_commands():
+            decision = lifecycle.answer_of(self.tracker, self.config, id)
+            planner_rules.check_cite_request(self.tracker, self.config, decision, actor, None)
+            text = "/pass" + (f" {reason.strip()}" if reason and reason.strip() else "")
+            return self._request(decision, text, actor)
+        filed = Filed.of(planner_rules.pass_question(self.tracker, self.config, id, actor, reason=reason))
+        return filed._told(f"{filed.action} {filed.id}: passed to its owner {filed.owner}")
+
+    def correct(
+        self, id: str, answer: str, *, reason: str, by: str | None = None, source: str = "api"
+    ) -> Corrected | Requested:
+        """Correct a resolved decision's answer (whoever answered, or an owner above them): the correction is
+        recorded next to the first answer; dependents not merged are re-gated, merged ones told to rework."""
+        actor = self._actor(by, "corrects")
+        if self._leaves_commands():
+            if not reason or not reason.strip():
+                raise InvalidInput("say why the answer is corrected (a reason)")
+            decision = lifecycle.answer_of(self.tracker, self.config, id)
+            planner_rules.check_correct_request(self.tracker, self.config, decision, actor)
+            return self._request(decision, f"/correct {answer.strip()} {reason.strip()}", actor)
+        outcome = planner_rules.correct(self.tracker, self.config, id, answer, actor, reason=reason, source=source)
+        return Corrected.of(outcome)
+
+    def override_planner(
+        self, id: str, answer: str, *, reason: str | None = None, by: str | None = None, source: str = "api"
+    ) -> Corrected | Requested:
+        """The owner's answer replaces the planner's (recorded as an override of it)."""
+        actor = self._actor(by, "acts")
+        if self._leaves_commands():
+            text = f"/override {answer.strip()}" + (f" {reason.strip()}" if reason and reason.strip() else "")
+            return self._ask(id, actor, text, any_state=True)
+        outcome = planner_rules.override(self.tracker, self.config, id, answer, actor, reason=reason, source=source)
+        return Corrected.of(outcome)
+
+    def accept_planner(self, id: str, *, by: str | None = None) -> Resolved | Requested:
+        """The owner keeps the planner's answer: its review item is cleared."""
+        actor = self._actor(by, "acts")
+        if self._leaves_commands():
+            return self._ask(id, actor, "/accept", any_state=True)
+        outcome = planner_rules.accept(self.tracker, self.config, id, actor)
+        resolved = Resolved.of(outcome)
+        return resolved._told(f"{resolved.id}: the planner's answer {resolved.answer.value!r} accepted")
+
+    def hand_over(self, now: datetime | None = None) -> builtins.list[Filed]:
+        """Hand every question whose planner window ended to its owner (a scheduled run does this)."""
+        return [Filed.of(o) for o in planner_rules.expire(self.tracker, self.config, now=now)]
 
     # -- sharing --------------------------------------------------------------------------------
     def sync(self, remote: str = "origin") -> Synced:
@@ -802,9 +986,14 @@ class Backlog:
         tracker = self.tracker
         return isinstance(tracker, OwnIdentityRecords) and not tracker.writes_as_itself()
 
-    def _ask(self, id: str, actor: Actor, command: str) -> Requested:
+    def _ask(self, id: str, actor: Actor, command: str, *, any_state: bool = False) -> Requested:
         """Post ``command`` (``/return``, ``/accept``, ``/override ...``) as ``actor``'s own comment, once the
-        decision is open and ``actor`` one of its owners; the command's own rules apply when parkbot records it."""
+        decision is open (``any_state``: also resolved) and ``actor`` one of its owners; the command's own rules
+        apply when parkbot records it."""
+        if any_state:
+            decision = lifecycle.answer_of(self.tracker, self.config, id)
+            authority.authorize(self.tracker, self.config, decision, actor)
+            return self._request(decision, command, actor)
         return self._request(lifecycle.act_command(self.tracker, self.config, id, actor, command), command, actor)
 
     def _request(self, decision: Decision, text: str, actor: Actor) -> Requested:
@@ -817,6 +1006,25 @@ class Backlog:
             f"requested {decision.id}: posted {text!r} as {actor.login} on {_where(location)}; parkbot records it "
             f"when the comment's event reaches its workflow (follow it with `parkbot wait {decision.id}`)"
         )
+
+    def _filer(self) -> str | None:
+        """Who files, where the backend can tell (so that the planner never answers a question it filed)."""
+        if self.config.planner is None:
+            return None
+        try:
+            return self.tracker.actor(None).login
+        except InvalidInput:
+            return None
+
+    def _planner_actor(self, by: str | None, verb: str) -> Actor:
+        """Who acts as the planner: bots included (an App), since the core checks it is exactly the planner."""
+        tracker = self.tracker
+        if not isinstance(tracker, planner_rules.AgentIdentity):
+            return self._actor(by, verb)
+        try:
+            return tracker.agent_actor(by)
+        except InvalidInput as exc:
+            raise InvalidInput(f"say who {verb} with --by LOGIN (or PARKBOT_ACTOR): {exc.message}") from None
 
     def _actor(self, by: str | None, verb: str) -> Actor:
         """Who acts: what the backend can tell from its own credentials and ``by`` (see ``Tracker.actor``)."""

@@ -31,11 +31,13 @@ from parkbot.api import (
     DEFAULT_POLL,
     POLL_SCHEDULE,
     Backlog,
+    Cited,
     DecisionList,
     DecisionView,
     Filed,
     GateReport,
     Inventory,
+    Requested,
     ResumeContext,
     poller,
     wait_for_answer,
@@ -62,6 +64,10 @@ class ShowArgs(_Args):
     id: str = _decision_id()
 
 
+#: How many decisions ``list`` returns unless asked for more: an agent's context is not a database.
+LIST_LIMIT = 100
+
+
 class ListArgs(_Args):
     state: Literal["open", "resolved", "abandoned", "all"] | None = Field(
         default=None, description="Which decisions (default: open; with answered_since, every answered one)."
@@ -73,6 +79,40 @@ class ListArgs(_Args):
         description="Only decisions answered since then, in the order they were answered: a span back from now "
         "(90s, 10m, 1h, 7d) or an ISO date.",
     )
+    awaiting: Literal["planner", "review"] | None = Field(
+        default=None,
+        description="planner: the questions waiting for the planner (its work list); review: planner answers "
+        "their owners have not reviewed yet.",
+    )
+    limit: int = Field(
+        default=LIST_LIMIT,
+        ge=1,
+        le=100_000,
+        description="At most this many decisions, the first in the listed order; truncated says when more matched.",
+    )
+
+
+class ListedDecisions(DecisionList):
+    """``list``'s result over MCP: the command's list, cut at ``limit``, saying when it was cut."""
+
+    truncated: bool = Field(description="Whether more decisions matched than limit; narrow the query or raise limit.")
+    total: int = Field(description="How many decisions matched; count is how many are returned.")
+    note: str | None = Field(default=None, description="What was left out and how to see it, when truncated.")
+
+
+class CiteArgs(_Args):
+    id: str = _decision_id()
+    answer: str = Field(description="The option the cited sources give.")
+    sources: list[str] = Field(
+        description="Each a file with its lines at the default branch (docs/refunds.md#L10-L14) or the id of a "
+        "decision a person answered.",
+        max_length=10,
+    )
+
+
+class PassArgs(_Args):
+    id: str = _decision_id()
+    reason: str | None = Field(default=None, description="Why the sources do not answer it (shown to the owner).")
 
 
 class GateArgs(_Args):
@@ -106,6 +146,7 @@ class Tool:
     input_schema: Callable[[], dict[str, Any]]
     output: Any
     call: Callable[[_Backlog, dict[str, Any]], Any]
+    annotations: types.ToolAnnotations
 
 
 class _Backlog:
@@ -168,6 +209,14 @@ def _park(backlog: _Backlog, arguments: dict[str, Any]) -> Any:
     return backlog.run(lambda b: b.park(arguments["result"]))
 
 
+#: The MCP specification's behaviour hints (clients may use them to skip confirmations): a tool that
+#: only reads; one that writes but never deletes or overwrites what someone else recorded, and does
+#: nothing more when called again with the same arguments (filing the same result updates the same
+#: decision; the gate republishes the same verdict on GitHub).
+READS = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+WRITES_IDEMPOTENTLY = types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
+
+
 def _schema_of(model: type[BaseModel]) -> Callable[[], dict[str, Any]]:
     return lambda: model.model_json_schema()
 
@@ -193,6 +242,7 @@ TOOLS: dict[str, Tool] = {
             _park_schema,
             (Filed, Inventory),
             _park,
+            WRITES_IDEMPOTENTLY,
         ),
         Tool(
             "show",
@@ -200,14 +250,17 @@ TOOLS: dict[str, Tool] = {
             _schema_of(ShowArgs),
             (DecisionView,),
             lambda b, a: b.run(lambda backlog: backlog.show(_args(ShowArgs, a).id)),
+            READS,
         ),
         Tool(
             "list",
             "Decisions, oldest first; with answered_since, those answered since then, in the order they were "
-            "answered (the work that can continue).",
+            f"answered (the work that can continue). At most limit (default {LIST_LIMIT}); truncated says when "
+            "more matched.",
             _schema_of(ListArgs),
-            (DecisionList,),
+            (ListedDecisions,),
             lambda b, a: _list(b, _args(ListArgs, a)),
+            READS,
         ),
         Tool(
             "gate",
@@ -215,6 +268,7 @@ TOOLS: dict[str, Tool] = {
             _schema_of(GateArgs),
             (GateReport,),
             lambda b, a: _gate(b, _args(GateArgs, a)),
+            WRITES_IDEMPOTENTLY,
         ),
         Tool(
             "wait",
@@ -223,6 +277,7 @@ TOOLS: dict[str, Tool] = {
             _schema_of(WaitArgs),
             (ResumeContext,),
             lambda b, a: _wait(b, _args(WaitArgs, a)),
+            READS,
         ),
         Tool(
             "resume",
@@ -231,6 +286,7 @@ TOOLS: dict[str, Tool] = {
             _schema_of(ResumeArgs),
             (ResumeContext,),
             lambda b, a: b.run(lambda backlog: backlog.resume(_args(ResumeArgs, a).id)),
+            READS,
         ),
         Tool(
             "schema",
@@ -238,15 +294,59 @@ TOOLS: dict[str, Tool] = {
             _schema_of(SchemaArgs),
             None,
             lambda b, a: (_args(SchemaArgs, a), result_json_schema())[1],
+            READS,
+        ),
+        Tool(
+            "cite",
+            "As the configured planner, answer a question waiting for you from cited sources, which parkbot checks "
+            "(a file matching planner.sources with its lines, or a decision a person answered). Refused, naming "
+            "the source, when one does not hold; never guess: pass instead.",
+            _schema_of(CiteArgs),
+            (Cited, Requested),
+            lambda b, a: _cite(b, _args(CiteArgs, a)),
+            WRITES_IDEMPOTENTLY,
+        ),
+        Tool(
+            "pass",
+            "As the configured planner, hand a question to its owner now: your sources do not answer it.",
+            _schema_of(PassArgs),
+            (Filed, Requested),
+            lambda b, a: _pass(b, _args(PassArgs, a)),
+            WRITES_IDEMPOTENTLY,
         ),
     ]
 }
 
 
-def _list(backlog: _Backlog, args: ListArgs) -> DecisionList:
-    return backlog.run(  # type: ignore[no-any-return]
-        lambda b: b.list(args.state, owner=args.owner, origin=args.origin, answered_since=args.answered_since)
+def _list(backlog: _Backlog, args: ListArgs) -> ListedDecisions:
+    listed: DecisionList = backlog.run(
+        lambda b: b.list(
+            args.state,
+            owner=args.owner,
+            origin=args.origin,
+            answered_since=args.answered_since,
+            awaiting=args.awaiting,
+        )
     )
+    kept = listed.decisions[: args.limit]
+    truncated = len(kept) < listed.count
+    note = None
+    if truncated:
+        note = (
+            f"showing the first {len(kept)} of {listed.count} decisions; narrow the query (state, owner, origin, "
+            "answered_since) or raise limit to see the rest"
+        )
+    return ListedDecisions(decisions=kept, count=len(kept), total=listed.count, truncated=truncated, note=note)
+
+
+def _cite(backlog: _Backlog, args: CiteArgs) -> Cited | Requested:
+    return backlog.run(  # type: ignore[no-any-return]
+        lambda b: b.cite(args.id, args.answer, args.sources, source="mcp")
+    )
+
+
+def _pass(backlog: _Backlog, args: PassArgs) -> Filed | Requested:
+    return backlog.run(lambda b: b.pass_question(args.id, reason=args.reason))  # type: ignore[no-any-return]
 
 
 def _gate(backlog: _Backlog, args: GateArgs) -> GateReport:
@@ -263,7 +363,11 @@ def _listing() -> list[types.Tool]:
         output = None if tool.output is None else _output(*tool.output)
         listed.append(
             types.Tool(
-                name=tool.name, description=tool.description, input_schema=tool.input_schema(), output_schema=output
+                name=tool.name,
+                description=tool.description,
+                input_schema=tool.input_schema(),
+                output_schema=output,
+                annotations=tool.annotations,
             )
         )
     return listed

@@ -75,11 +75,26 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "return_",
         "Hand the question back to the requester of an interactive run (when the owner cannot answer).",
     ),
-    "accept": ("parkbot.cli.policy", "accept", "Accept a review item's stated assumptions and close it."),
+    "accept": (
+        "parkbot.cli.policy",
+        "accept",
+        "Accept a review item: a task's stated assumptions, or a planner's answer.",
+    ),
     "override": (
         "parkbot.cli.policy",
         "override",
-        "Turn assumption NUMBER of a review item into a recorded answer; dependents are told to rework.",
+        "Turn assumption NUMBER of a review item into a recorded answer, or replace a planner's answer (--answer).",
+    ),
+    "cite": (
+        "parkbot.cli.planner",
+        "cite",
+        "Answer a question as the planner, from cited sources that parkbot checks.",
+    ),
+    "pass": ("parkbot.cli.planner", "pass_", "As the planner, hand a question to its owner now."),
+    "correct": (
+        "parkbot.cli.planner",
+        "correct",
+        "Correct a resolved decision's answer: recorded next to the first, which the history keeps.",
     ),
     "report": (
         "parkbot.cli.report",
@@ -102,6 +117,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Print the instructions to give an agent: when to ask, the result JSON, the limits, waiting.",
     ),
     "mcp": ("parkbot.cli.mcp", "mcp", "Serve parkbot to agents over the Model Context Protocol (stdio)."),
+    "init": (
+        "parkbot.cli.init",
+        "init",
+        "Set a repository up for parkbot: its configuration, workflows and labels; safe to run again.",
+    ),
+    "completion": (
+        "parkbot.cli.completion",
+        "completion",
+        "Print the shell completion script for bash, zsh or fish.",
+    ),
     "doctor": (
         "parkbot.cli.doctor",
         "doctor",

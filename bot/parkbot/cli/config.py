@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from parkbot.config_file import find_config, read_config_file
-from parkbot.core.config import CONFIG_PATHS, Config, check_config
-from parkbot.core.errors import ExitCode, InvalidInput, ParkbotError
+from parkbot.core.config import CONFIG_PATHS, Config, ConfigWarning, check_config, config_json_schema
+from parkbot.core.errors import ExitCode, ParkbotError
 
 
 def owner_chains(config: Config) -> list[dict[str, Any]]:
@@ -31,7 +31,7 @@ def owner_chains(config: Config) -> list[dict[str, Any]]:
     return rows
 
 
-def _report(source: str, config: Config, warnings: list[Any]) -> tuple[dict[str, Any], str]:
+def _report(source: str | None, config: Config, warnings: list[Any]) -> tuple[dict[str, Any], str]:
     chains = owner_chains(config)
     data = {
         "file": source,
@@ -40,7 +40,13 @@ def _report(source: str, config: Config, warnings: list[Any]) -> tuple[dict[str,
         "warnings": [{"line": w.line, "message": w.message} for w in warnings],
     }
     width = max(len(row["pattern"]) for row in chains)
-    lines = [f"{source}: valid", "who answers (nearest first; questions only move up this chain):"]
+    heading = (
+        f"{source}: valid"
+        if source
+        else f"no configuration file (looked for {' and '.join(CONFIG_PATHS)}): parkbot runs on the defaults, "
+        "which are valid; `parkbot init` writes one"
+    )
+    lines = [heading, "who answers (nearest first; questions only move up this chain):"]
     for row in chains:
         chain = " -> ".join(row["chain"]) if row["chain"] else row.get("note", "")
         lines.append(f"  {row['pattern']:<{width}}  {chain}")
@@ -57,6 +63,7 @@ def config_group() -> None:
     \b
     Example:
       parkbot config check
+      parkbot config schema > parkbot-config.schema.json
     """
 
 
@@ -67,7 +74,9 @@ def config_group() -> None:
 def check(file: str | None, repo: str, as_json: bool) -> None:
     """Validate a configuration: errors name the file and line (exit 2); show who answers each origin.
 
-    Without FILE, checks .github/parkbot.yml (or .github/parkbot.yaml) of the repository. Also warns
+    Without FILE, checks .github/parkbot.yml (or .github/parkbot.yaml) of the repository; with neither,
+    says so and exits 0 (the defaults are valid). An unknown key is named with the closest known one
+    ("did you mean owners.default?"). Also warns
     about YAML 1.1 surprises: `off`, `on`, `yes` and `no` are read as text by parkbot, while some YAML
     tools read them as true/false; quote them to be clear.
 
@@ -78,20 +87,36 @@ def check(file: str | None, repo: str, as_json: bool) -> None:
     """
     try:
         path = Path(file) if file else find_config(repo)
+        warnings: list[ConfigWarning] = []
         if path is None:
-            raise InvalidInput(
-                f"no configuration in this repository (looked for {' and '.join(CONFIG_PATHS)}); "
-                "parkbot runs on defaults without one"
-            )
-        config, warnings = check_config(read_config_file(path), str(path))
+            config = Config()
+        else:
+            config, warnings = check_config(read_config_file(path), str(path))
     except ParkbotError as exc:
         if as_json:
             click.echo(json.dumps({"error": exc.reason, "message": exc.message, "exit_code": int(exc.exit_code)}))
         click.echo(f"parkbot: {exc.message}", err=True)
         sys.exit(int(exc.exit_code))
-    data, text = _report(str(path), config, warnings)
+    data, text = _report(str(path) if path else None, config, warnings)
     click.echo(json.dumps(data, indent=2) if as_json else text)
     sys.exit(int(ExitCode.OK))
+
+
+@config_group.command(name="schema")
+def schema() -> None:
+    """Print the JSON Schema of the configuration, for editors and CI checks.
+
+    It is generated from the models `parkbot config check` validates with, and is also the file
+    schema/parkbot-config.schema.json in parkbot's repository. `parkbot init` saves it as
+    .github/parkbot.schema.json and points editors at it from the configuration's first line
+    (`# yaml-language-server: $schema=parkbot.schema.json`). The few rules JSON Schema cannot state
+    (the hierarchy has no cycle, ...) are listed in its description.
+
+    \b
+    Example:
+      parkbot config schema > .github/parkbot.schema.json
+    """
+    click.echo(json.dumps(config_json_schema(), indent=2))
 
 
 CONFIG_COMMANDS = [config_group]

@@ -15,7 +15,7 @@ from parkbot.cli.params import MomentType
 from parkbot.core.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from parkbot.api import ListState
+    from parkbot.api import Awaiting, ListState
 
 MAX_INPUT_BYTES = 2 * 1024 * 1024
 
@@ -143,9 +143,21 @@ def show_(state: State, decision_id: str) -> None:
     help="Only decisions answered since then (1h, 30m, 7d back from now, or an ISO date), in the order "
     "they were answered: the work that can continue.",
 )
+@click.option(
+    "--awaiting",
+    type=click.Choice(["planner", "review"]),
+    default=None,
+    help="planner: questions waiting for the planner (its work list); review: planner answers their owners "
+    "have not reviewed yet.",
+)
 @backend_options
 def list_(
-    state: State, wanted: str | None, owner: str | None, origin: str | None, answered_since: datetime | None
+    state: State,
+    wanted: str | None,
+    owner: str | None,
+    origin: str | None,
+    answered_since: datetime | None,
+    awaiting: str | None,
 ) -> None:
     """List decisions, oldest first.
 
@@ -153,11 +165,17 @@ def list_(
     Example:
       parkbot list --state all --origin 'billing-*'
       parkbot list --answered-since 1h --json       # a supervisor's loop: what can continue now
+      parkbot list --awaiting planner --json        # the planner's loop: what waits for it
     """
     chosen = cast("ListState | None", wanted)
     with whole_scan():
         printed = state.backlog.list_printed(
-            chosen, owner=owner, origin=origin, answered_since=answered_since, as_json=state.as_json
+            chosen,
+            owner=owner,
+            origin=origin,
+            answered_since=answered_since,
+            as_json=state.as_json,
+            awaiting=cast("Awaiting | None", awaiting),
         )
     if state.as_json:
         echo_parts(printed.json_parts())

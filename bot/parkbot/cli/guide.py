@@ -105,22 +105,81 @@ Exit codes: 0 done, 1 blocked or not answered yet, 2 invalid input (fix what the
 3 refused by a rule, 4 backend failure (safe to run again). With --json every outcome is one JSON
 object, errors included: {{"error": ..., "message": ..., "exit_code": ...}}.
 An answer with "assumption": true is an explicit default: treat it as an assumption, not a decision.
+Where a planner is configured, your question may be answered by it from cited sources (answer kind
+"planner"); the owner may still override it, and a corrected answer replaces the first on resume.
 Over MCP (`parkbot mcp`) the same verbs are tools: park, wait, resume, show, list, gate, schema.
 Supervisors pick up work that can continue with `parkbot list --answered-since 1h --json`.
 """
 
 
+def planner_guide_text() -> str:
+    """The guide for the planner agent: what it may and may not do (the rules ``parkbot cite`` enforces)."""
+    from parkbot.core.config import Planner
+    from parkbot.core.models import MAX_CITED_LINES
+    from parkbot.core.planner import MAX_SOURCES
+
+    window = int(Planner(by="x").window // 60)
+    return f"""\
+parkbot: the planner answers from cited sources, or passes
+==========================================================
+
+You are the planner: the first to see each question an agent parks. You hold the project's context,
+but you may answer ONLY from sources that parkbot can check. Nothing you answer is a guess.
+
+Your loop
+---------
+  parkbot list --awaiting planner --json                      # what waits for you (MCP: list, awaiting=planner)
+  parkbot show ID --json                                      # the question and its options
+  parkbot cite ID --answer OPTION --source docs/refunds.md#L10-L14 [--source <decision-id>]...
+  parkbot pass ID --reason "the docs do not cover partial refunds"
+A question waits for you for planner.window (default {window} minutes) after it is filed; then, or as
+soon as you cite or pass, its owner is assigned and notified. On GitHub you answer with comments on
+the decision issue, from the planner's own login only: `/cite <option> <source>...` or `/pass [why]`.
+Over MCP the tools are cite and pass.
+
+What you may cite (every source is checked before anything is recorded)
+------------------------------------------------------------------------
+* A file that matches planner.sources, with its line range: path#L10 or path#L10-L14 (at most
+  {MAX_CITED_LINES} lines). It is read at the default branch's current commit; the answer keeps that commit
+  and the lines verbatim, so cite the lines that actually say the answer.
+* A decision a person answered (its id). Not one answered by you, by an explicit default, or by a
+  precedent: those are not a person's decision.
+* At most {MAX_SOURCES} sources per answer; at least one.
+
+What you may not do
+-------------------
+* Answer without a source, from a file outside planner.sources, or from lines that are not there:
+  refused (exit 3), the message names the source.
+* Answer a question you filed, or one your own pull request waits for: the identity that asked never
+  answers. Questions whose origin matches planner.never, and blocking questions where a run may have
+  only one, go straight to a person: refused.
+* Answer after you passed or after the window: the question is with its owner then.
+* Change your answer: a different answer is refused. Only the owner changes it (`/override <option>`).
+When the sources do not clearly answer the question, pass: a wrong citation costs more than a wait.
+
+What happens to your answer
+---------------------------
+It is shown to the owner as a review item. With planner.opens_gate (the default) it unblocks the
+dependents at once; otherwise it waits for the owner's `/accept`. The owner accepts it or overrides
+it; the report shows how often owners override you: a high rate means your sources are wrong.
+Exit codes: 0 done, 2 invalid input, 3 refused by a rule, 4 backend failure (safe to run again).
+"""
+
+
 @click.command()
 @json_option
-def guide(as_json: bool) -> None:
+@click.option("--planner", "for_planner", is_flag=True, help="The guide for the planner agent instead.")
+def guide(as_json: bool, for_planner: bool) -> None:
     """Print the instructions to give an agent: when to ask, the result JSON, the limits, waiting.
 
     Paste it into an agent's instructions (or serve it: `parkbot mcp` sends it as the server's
-    instructions). The limits and budgets are the ones this version of parkbot enforces.
+    instructions). The limits and budgets are the ones this version of parkbot enforces. With
+    --planner: what the planner agent may and may not do.
 
     \b
     Example:
       parkbot guide >> AGENTS.md
+      parkbot guide --planner >> PLANNER.md
     """
-    text = guide_text()
+    text = planner_guide_text() if for_planner else guide_text()
     click.echo(json.dumps({"guide": text}, indent=2) if as_json else text, nl=not text.endswith("\n") or as_json)

@@ -6,16 +6,22 @@ import os
 
 import click
 
-from parkbot.cli.common import where_options
+from parkbot.cli.common import fail, json_option, where_options
+from parkbot.core.errors import InvalidInput
+
+#: The modules of the MCP SDK (the ``mcp`` distribution), which only ``parkbot[mcp]`` installs.
+SDK_MODULES = ("mcp", "mcp_types")
 
 
 @click.command()
 @where_options
-def mcp(backend: str, config_path: str | None, repo: str) -> None:
+@json_option
+def mcp(backend: str, config_path: str | None, repo: str, as_json: bool) -> None:
     """Serve parkbot to agents over the Model Context Protocol (stdio).
 
     Tools: park, show, list, gate, wait, resume and schema, taking and returning the same JSON as the
-    commands' --json; a failure is a tool error carrying the message and the exit code. The guide
+    commands' --json; a failure is a tool error carrying the message and the exit code. It needs the
+    MCP SDK: pip install 'parkbot[mcp]' (without it, this command exits 2 saying so). The guide
     (`parkbot guide`) is sent as the server's instructions. Configure your MCP client to run
     `parkbot mcp` in the repository (docs/agents.md shows how).
 
@@ -25,6 +31,15 @@ def mcp(backend: str, config_path: str | None, repo: str) -> None:
       GITHUB_TOKEN=... parkbot mcp --backend github          # GitHub issues
     """
     from parkbot.api import Backlog
-    from parkbot.mcp_server import serve
+
+    try:
+        from parkbot.mcp_server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in SDK_MODULES:
+            raise
+        fail(
+            InvalidInput("parkbot mcp needs the MCP SDK, which is not installed: pip install 'parkbot[mcp]'"),
+            as_json=as_json,
+        )
 
     serve(lambda: Backlog.open(repo=repo, backend=backend, config=config_path, env=os.environ))

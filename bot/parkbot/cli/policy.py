@@ -99,26 +99,48 @@ def return_(state: State, decision_id: str, by: str | None) -> None:
 @by_option("acts")
 @backend_options
 def accept(state: State, decision_id: str, by: str | None) -> None:
-    """Accept a review item's stated assumptions and close it.
+    """Accept a review item: a task's stated assumptions (closing it), or a planner's answer.
 
     \b
     Example:
       parkbot accept billing-42-decision-assumptions
+      parkbot accept billing-42-decision-refund      # keep the planner's answer
     """
     show(state, state.backlog.accept(decision_id, by=by))
 
 
 @click.command()
 @click.argument("decision_id", metavar="ID")
-@click.argument("number", type=int)
-@click.argument("text")
+@click.argument("number", type=int, required=False)
+@click.argument("text", required=False)
+@click.option("--answer", "-a", "answer", default=None, help="Replace a planner's answer with this option.")
+@click.option("--reason", default=None, help="Why the planner's answer is overridden (with --answer).")
 @by_option("acts")
 @backend_options
-def override(state: State, decision_id: str, number: int, text: str, by: str | None) -> None:
-    """Turn assumption NUMBER of a review item into a recorded answer; dependents are told to rework.
+def override(
+    state: State,
+    decision_id: str,
+    number: int | None,
+    text: str | None,
+    answer: str | None,
+    reason: str | None,
+    by: str | None,
+) -> None:
+    """Turn assumption NUMBER of a review item into a recorded answer, or replace a planner's answer.
+
+    With --answer the owner's answer replaces the planner's (recorded as an override of it): dependents
+    not merged are re-gated on it, dependents already merged are told to rework.
 
     \b
     Example:
       parkbot override billing-42-decision-assumptions 1 "Use USD, not EUR"
+      parkbot override billing-42-decision-refund --answer remaining_three --reason "policy changed"
     """
+    if answer is not None:
+        if number is not None or text is not None:
+            raise click.UsageError("give either NUMBER TEXT (an assumption) or --answer OPTION (a planner's answer)")
+        show(state, state.backlog.override_planner(decision_id, answer, reason=reason, by=by, source="cli"))
+        return
+    if number is None or text is None:
+        raise click.UsageError("give NUMBER TEXT (an assumption of a review item) or --answer OPTION")
     show(state, state.backlog.override(decision_id, number, text, by=by))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import TypeVar
 
 import click
@@ -18,6 +19,8 @@ from parkbot.core.tracker import Tracker
 from parkbot.report import FORMATS, run_report
 
 T = TypeVar("T")
+#: The format an --output file's extension names, when --format does not say.
+EXTENSIONS = {".md": "md", ".markdown": "md", ".json": "json", ".html": "html", ".htm": "html"}
 
 
 def parse_since(value: str, now: datetime) -> datetime:
@@ -53,14 +56,14 @@ def _events(tracker: Tracker) -> Iterable[LogEntry]:
     type=click.Choice(FORMATS),
     default=None,
     help="md (GitHub step summaries and issues), json (machines), html (one self-contained page). "
-    "Default: md, or json with --json.",
+    "Default: the --output file's extension (.md, .json, .html), else md, or json with --json.",
 )
 @click.option(
     "--output",
     "-o",
     type=click.Path(dir_okay=False, writable=True),
     default=None,
-    help="Write the report to this file instead of stdout.",
+    help="Write the report to this file instead of stdout; its extension picks the format.",
 )
 @backend_options
 def report(state: State, since: datetime, fmt: str | None, output: str | None) -> None:
@@ -74,9 +77,13 @@ def report(state: State, since: datetime, fmt: str | None, output: str | None) -
     \b
     Example:
       parkbot report --since 30d >> "$GITHUB_STEP_SUMMARY"
-      parkbot report --since 2024-05-01 --format html --output report.html
+      parkbot report --since 2024-05-01 -o report.html     # html, from the extension
     """
     now = utcnow()
+    if fmt is None and output is not None:
+        fmt = EXTENSIONS.get(Path(output).suffix.lower())
+        if state.as_json and fmt not in (None, "json"):
+            raise InvalidInput(f"--json asks for JSON but {output} names {fmt}; give --format json or another file")
     if fmt is None:
         fmt = "json" if state.as_json else "md"
     elif state.as_json and fmt != "json":

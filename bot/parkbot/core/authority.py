@@ -121,7 +121,10 @@ def recorded_answer(tracker: Tracker, config: Config, decision: Decision) -> Ans
     answer = tracker.recorded_answer(decision)
     if answer is None or not requires_signatures(tracker, config):
         return answer
-    return answer if _signed_by_owner(answer.proof, owners(decision, config)) else None
+    signers = owners(decision, config)
+    if answer.kind == "planner" and config.planner is not None:
+        signers = [config.planner.by]  # a planner's answer counts when the configured planner signed it
+    return answer if _signed_by_owner(answer.proof, signers) else None
 
 
 def verified(decision: Decision, config: Config) -> Decision:
@@ -144,7 +147,13 @@ def verified(decision: Decision, config: Config) -> Decision:
     if kept != decision.escalations:
         result = result.model_copy(update={"escalations": kept, "owner": owner})
     answer = result.answer
-    if answer is not None and not _signed_by_owner(answer.proof, [owner, *config.chain_above(owner)]):
+    signers = [owner, *config.chain_above(owner)]
+    if answer is not None and answer.kind == "planner" and config.planner is not None:
+        signers = [config.planner.by]  # a planner's answer counts when the configured planner signed it
+    if result.corrections:  # not verifiable yet: the first answer stands (parkbot correct is refused here)
+        problems.append("corrections are not verified with answers.require_signed; the first answer stands")
+        result = result.model_copy(update={"corrections": []})
+    if answer is not None and not _signed_by_owner(answer.proof, signers):
         problems.append(f"unverified answer by {_who(answer.proof, answer.by)}")
         result = result.model_copy(update={"state": "open", "answer": None})
     return result.with_problems(problems) if problems != list(decision.problems) else result

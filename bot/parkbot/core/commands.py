@@ -9,6 +9,10 @@ A command is a line of a top-level paragraph that starts with one of::
     /return                   hand the question back to the requester of an interactive run
     /accept                   accept a review item's stated assumptions
     /override <n> <text>      override assumption number n of a review item
+    /override <option> [why]  replace a planner's answer with the owner's
+    /correct <option> <why>   correct a resolved decision's answer (whoever answered, or an owner above)
+    /cite <option> <source>…  the planner answers from cited sources (only the configured planner)
+    /pass [why]               the planner hands the question to its owner now
     /help                     list this decision's options and the exact commands to type
 
 Rules:
@@ -45,7 +49,20 @@ if TYPE_CHECKING:
     from markdown_it.rules_inline import StateInline
     from markdown_it.token import Token
 
-CommandName = Literal["decide", "answer", "default", "escalate", "return", "accept", "override", "help", "unknown"]
+CommandName = Literal[
+    "decide",
+    "answer",
+    "default",
+    "escalate",
+    "return",
+    "accept",
+    "override",
+    "help",
+    "correct",
+    "cite",
+    "pass",
+    "unknown",
+]
 COMMAND_NAMES: tuple[CommandName, ...] = (
     "decide",
     "answer",
@@ -55,7 +72,12 @@ COMMAND_NAMES: tuple[CommandName, ...] = (
     "accept",
     "override",
     "help",
+    "correct",
+    "cite",
+    "pass",
 )
+#: The commands only the configured planner gives.
+PLANNER_COMMANDS = ("cite", "pass")
 #: Commands that answer a decision, and how each answers (they go through ``parkbot.core.lifecycle.resolve``).
 ANSWERING: dict[str, Literal["decide", "answer", "default"]] = {
     "decide": "decide",
@@ -79,6 +101,10 @@ class Command:
     number: int | None = None
     line: int = 1
     error: str | None = None
+    #: ``/cite``'s sources.
+    sources: tuple[str, ...] = ()
+    #: Why, for ``/override <option> [why]``, ``/correct`` and ``/pass``.
+    reason: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -93,6 +119,9 @@ class Command:
             parts.append(str(self.number))
         if self.arg:
             parts.append(self.arg)
+        parts.extend(self.sources)
+        if self.reason:
+            parts.append(self.reason)
         return " ".join(parts)
 
 
@@ -184,14 +213,41 @@ def _build(name: CommandName, rest: str, line: int, continuation: list[str]) -> 
         if not _TOKEN.match(args):
             return Command(name, line=line, error="/escalate takes at most one name: `/escalate` or `/escalate <to>`")
         return Command(name, arg=args, line=line)
+    if name == "cite":
+        tokens = args.split()
+        if not tokens:
+            return Command(name, line=line, error="/cite needs an option and its sources: `/cite <option> <source>...`")
+        return Command(name, arg=tokens[0], sources=tuple(tokens[1:]), line=line)
+    if name == "pass":
+        why = "\n".join([args, *continuation]).strip()
+        return Command(name, line=line, reason=why or None)
+    if name == "correct":
+        option, _, why = args.partition(" ")
+        reason = "\n".join([why.strip(), *continuation]).strip()
+        if not option or not reason:
+            return Command(
+                name,
+                arg=option or None,
+                line=line,
+                error="/correct needs the option and why: `/correct <option> <why>`",
+            )
+        return Command(name, arg=option, reason=reason, line=line)
     if name in ("return", "accept", "help"):
         if args:
             return Command(name, arg=args, line=line, error=f"/{name} takes no argument")
         return Command(name, line=line)
     # override <n> <text>
     first, _, text = args.partition(" ")
+    if first and not first.isdigit():  # /override <option> [why]: a planner's answer replaced
+        why = "\n".join([text.strip(), *continuation]).strip()
+        return Command(name, arg=first, reason=why or None, line=line)
     if not first.isdigit():
-        return Command(name, line=line, error="/override needs an assumption number and text: `/override <n> <text>`")
+        return Command(
+            name,
+            line=line,
+            error="/override needs an assumption number and text (`/override <n> <text>`), or an option "
+            "(`/override <option> [why]`)",
+        )
     full = "\n".join([text.strip(), *continuation]).strip()
     if not full:
         return Command(name, number=int(first), line=line, error="/override needs the replacement text")

@@ -17,6 +17,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from parkbot.core.errors import InvalidInput
 
 CONFIG_PATH = ".github/parkbot.yml"
+#: The configuration's JSON Schema in parkbot's repository (what ``parkbot config schema`` prints).
+CONFIG_SCHEMA_FILE = "schema/parkbot-config.schema.json"
+CONFIG_SCHEMA_ID = "urn:parkbot:schema:config:1"
+#: What the configuration's models check beyond what JSON Schema states (listed in the schema's description).
+CONFIG_RULES_BEYOND_THE_SCHEMA = (
+    "hierarchy has no cycle (questions only move up)",
+    "backlog_ref is a full ref name (refs/...) outside refs/heads/, refs/tags/ and refs/remotes/",
+    "answers.require_signed: true needs owners.default",
+    "github.rate_limit_wait, as text, is a duration such as 90s, 5m or 1h",
+)
 #: Where the configuration may be, in the order read; both at once is an error.
 CONFIG_PATHS = (CONFIG_PATH, ".github/parkbot.yaml")
 #: Refs the backlog must not live under: git moves them for other reasons.
@@ -30,23 +40,32 @@ class _Section(BaseModel):
 class Owners(_Section):
     """Who answers: the first matching origin glob wins, else ``default``."""
 
-    default: str | None = None
-    origins: dict[str, str] = Field(default_factory=dict)
+    default: str | None = Field(
+        default=None,
+        description="Who answers when no origin pattern matches (default: the repository owner on GitHub, your "
+        "git user.email locally).",
+    )
+    origins: dict[str, str] = Field(
+        default_factory=dict,
+        description="Glob on the origin id (*, ?, [...]) -> owner; the first match wins.",
+    )
 
 
 class Limits(_Section):
     """Question budgets (see docs/policy.md for why each exists)."""
 
-    open_per_origin: int = Field(default=3, ge=1, le=1000)
-    open_per_run: int = Field(default=20, ge=1, le=100_000)
-    one_blocking_question_per_origin: bool = False
+    open_per_origin: int = Field(default=3, ge=1, le=1000, description="Open questions per origin task.")
+    open_per_run: int = Field(default=20, ge=1, le=100_000, description="Open questions per run (the result's run).")
+    one_blocking_question_per_origin: bool = Field(
+        default=False, description="At most one open blocking question per origin task."
+    )
 
 
 class Paths(_Section):
     """Where agents leave results on their branches."""
 
-    decisions: str = ".parkbot/decisions"
-    inventory: str = ".parkbot/inventory.json"
+    decisions: str = Field(default=".parkbot/decisions", description="The folder of needs_input results.")
+    inventory: str = Field(default=".parkbot/inventory.json", description="The run's inventory of questions.")
 
 
 class Answers(_Section):
@@ -91,6 +110,16 @@ def _wait_seconds(value: Any) -> Any:
     return value
 
 
+def _duration_schema(schema: dict[str, Any]) -> None:
+    """In the JSON Schema, a duration is a number of seconds or text such as ``5m`` (as :func:`_wait_seconds` reads)."""
+    schema.pop("type", None)
+    minimum = schema.pop("minimum", 0)
+    schema["anyOf"] = [
+        {"type": "number", "minimum": minimum},
+        {"type": "string", "examples": ["90s", "5m", "1h", "0"]},
+    ]
+
+
 class GitHubOptions(_Section):
     """How the GitHub backend behaves under GitHub's rate limits (see docs/github.md)."""
 
@@ -100,12 +129,63 @@ class GitHubOptions(_Section):
         allow_inf_nan=False,
         description="How long one run may wait out GitHub's rate limits (90s, 5m, 1h or seconds) before it "
         "stops with exit 4; the environment variable PARKBOT_RATE_LIMIT_WAIT overrides it.",
+        json_schema_extra=_duration_schema,
     )
 
     @field_validator("rate_limit_wait", mode="before")
     @classmethod
     def _duration(cls, value: Any) -> Any:
         return _wait_seconds(value)
+
+
+def _duration_seconds(value: Any) -> Any:
+    """A duration such as ``30m`` or ``72h`` (or a number of seconds), as seconds."""
+    return _wait_seconds(value)
+
+
+class Planner(_Section):
+    """The planner: an agent that may answer a question from cited sources before a person is asked
+    (see docs/planner.md). Read from the default branch only, like everything that grants authority."""
+
+    by: str = Field(
+        min_length=1,
+        max_length=200,
+        description="The planner's identity: a GitHub login (an App's name[bot] or a user) or, on the git "
+        "backlog, an e-mail (its answers signed when answers.require_signed is on).",
+    )
+    sources: list[str] = Field(
+        default_factory=list,
+        description="Path globs of the files the planner may cite (e.g. docs/**, PLAN.md); decisions answered "
+        "by people are always citable.",
+    )
+    window: float = Field(
+        default=1800.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="How long a new question waits for the planner before its owner is assigned and notified "
+        "(30m, 2h or seconds; 0 routes nothing to the planner).",
+        json_schema_extra=_duration_schema,
+    )
+    review: float = Field(
+        default=72 * 3600.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="After this long an unreviewed planner answer is flagged on the dashboard (72h, 3d or seconds).",
+        json_schema_extra=_duration_schema,
+    )
+    opens_gate: bool = Field(
+        default=True,
+        description="A planner answer opens the dependents at once (true), or waits for the owner's /accept (false).",
+    )
+    never: list[str] = Field(
+        default_factory=list,
+        description="Origin globs whose questions always go straight to a person.",
+    )
+
+    @field_validator("window", "review", mode="before")
+    @classmethod
+    def _durations(cls, value: Any) -> Any:
+        return _duration_seconds(value)
 
 
 class Identity(_Section):
@@ -141,14 +221,26 @@ class Config(_Section):
         default_factory=dict, description="Each owner -> the one directly above; questions only move up."
     )
     limits: Limits = Field(default_factory=Limits)
-    precedents: Literal["off", "suggest", "apply"] = "suggest"
+    precedents: Literal["off", "suggest", "apply"] = Field(
+        default="suggest",
+        description="Cite an earlier answer to the same question (suggest), resolve from it (apply), or never look.",
+    )
     repository_permission_resolves: Literal["none", "write", "maintain", "admin"] = Field(
         default="none", description="Let collaborators with at least this permission resolve any decision."
     )
-    closed_without_answer: Literal["reopen", "abandon"] = "reopen"
-    agent_branches: list[str] = Field(default_factory=lambda: ["agent/**"])
+    closed_without_answer: Literal["reopen", "abandon"] = Field(
+        default="reopen", description="What happens when a person closes a decision issue without an answer."
+    )
+    agent_branches: list[str] = Field(
+        default_factory=lambda: ["agent/**"],
+        description="Branches that must carry decisions or an explicit inventory; ** crosses /, * does not.",
+    )
     paths: Paths = Field(default_factory=Paths)
-    backlog_ref: str = "refs/parkbot/backlog"
+    backlog_ref: str = Field(
+        default="refs/parkbot/backlog",
+        description="The ref of the embedded backlog: a ref of its own, never under refs/heads/, refs/tags/ or "
+        "refs/remotes/.",
+    )
     answers: Answers = Field(default_factory=Answers)
     gate: Gate = Field(default_factory=Gate)
     bot_login: str | None = Field(
@@ -157,6 +249,9 @@ class Config(_Section):
         "only records written by this login are trusted.",
     )
     github: GitHubOptions = Field(default_factory=GitHubOptions)
+    planner: Planner | None = Field(
+        default=None, description="An agent that answers from cited sources before a person is asked."
+    )
     identity: Identity = Field(default_factory=Identity)
 
     @field_validator("hierarchy")
@@ -219,6 +314,54 @@ class Config(_Section):
 
     def is_agent_branch(self, branch: str) -> bool:
         return any(_glob_branch(branch, pattern) for pattern in self.agent_branches)
+
+
+def config_json_schema() -> dict[str, Any]:
+    """The published JSON Schema of ``.github/parkbot.yml`` (``schema/parkbot-config.schema.json``), for editors."""
+    schema = Config.model_json_schema()
+    _fill_defaults(Config, schema, schema["$defs"])
+    rules = "".join(f"\n- {rule}" for rule in CONFIG_RULES_BEYOND_THE_SCHEMA)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": CONFIG_SCHEMA_ID,
+        **schema,
+        "title": "parkbot configuration (.github/parkbot.yml)",
+        "description": (
+            "parkbot's configuration: every key is optional, unknown keys are errors (see docs/configuration.md). "
+            f"`parkbot config check` also checks these rules, which JSON Schema cannot state:{rules}"
+        ),
+    }
+
+
+def _fill_defaults(model: type[BaseModel], node: dict[str, Any], definitions: dict[str, Any]) -> None:
+    """Defaults made by a factory (``{}``, ``["agent/**"]``), which pydantic leaves out, for editors to show."""
+    for name, field in model.model_fields.items():
+        prop = node["properties"][name]
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            _fill_defaults(annotation, definitions[prop["$ref"].rsplit("/", 1)[1]], definitions)
+        elif "default" not in prop and field.default_factory is not None:
+            prop["default"] = field.get_default(call_default_factory=True)
+
+
+def known_keys(path: tuple[Any, ...]) -> list[str]:
+    """The settings a mapping at ``path`` may hold (for "did you mean"); empty when it is free-form."""
+    model: Any = Config
+    for part in path:
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        annotation = getattr(field, "annotation", None)
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return list(model.model_fields)
+
+
+def _unknown_setting(loc: tuple[Any, ...]) -> str:
+    import difflib  # only for a configuration with a mistake: commands on a valid one never load it
+
+    close = difflib.get_close_matches(str(loc[-1]), known_keys(loc[:-1]), n=1, cutoff=0.6)
+    hint = f"; did you mean {'.'.join(str(p) for p in (*loc[:-1], close[0]))}?" if close else ""
+    return f"unknown setting{hint} (see docs/configuration.md)"
 
 
 def _glob_branch(branch: str, pattern: str) -> bool:
@@ -318,7 +461,7 @@ def check_config(text: str, source: str = CONFIG_PATH) -> tuple[Config, list[Con
             field = ".".join(str(p) for p in loc) or "(top level)"
             message = error["msg"].removeprefix("Value error, ")
             if error["type"] == "extra_forbidden":
-                message = "unknown setting (see docs/configuration.md)"
+                message = _unknown_setting(loc)
             problems.append(f"{where}: {field}: {message}")
         raise InvalidInput("invalid configuration:\n  " + "\n  ".join(problems)) from exc
 

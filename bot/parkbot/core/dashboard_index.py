@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,7 +40,7 @@ CHANGE_KINDS = frozenset({"parked", "resolved", "reopened", "closed", "abandoned
 #: Actions of those kinds that changed nothing.
 NO_CHANGE_ACTIONS = frozenset({"unchanged", "already_resolved"})
 #: Comment-command actions (items of kind ``replied``) that changed a decision.
-CHANGE_ACTIONS = frozenset({"escalated", "returned", "overridden", "accepted"})
+CHANGE_ACTIONS = frozenset({"escalated", "returned", "overridden", "accepted", "cited", "passed", "corrected"})
 #: Actions that hand the decision to another owner.
 MOVING_ACTIONS = frozenset({"escalated", "returned"})
 
@@ -61,6 +61,10 @@ class DashboardEntry(_Frozen):
     #: Owners the question travelled through, first to current (only when it was escalated or returned).
     chain: tuple[str, ...] = ()
     review: bool = False
+    #: ``waiting``: with the planner (its owner is not notified yet); ``review``: a planner answer to review.
+    planner: Literal["waiting", "review"] | None = None
+    #: When an unreviewed planner answer gets flagged.
+    review_due: datetime | None = None
 
     @property
     def blocks_work(self) -> bool:
@@ -78,7 +82,23 @@ class DashboardEntry(_Frozen):
             dependents=tuple(decision.dependents),
             chain=tuple(decision.chain()) if decision.escalations else (),
             review=decision.kind == "review",
+            **_planner_fields(decision),
         )
+
+
+def _planner_fields(decision: Decision) -> dict[str, Any]:
+    step = decision.planner
+    if decision.with_planner:
+        return {"planner": "waiting"}
+    if step is not None and step.answer is not None and step.review == "pending":
+        return {"planner": "review", "review_due": step.review_due}
+    return {}
+
+
+def is_listed(decision: Decision) -> bool:
+    """What the dashboard lists: open decisions, and planner answers their owner has not reviewed yet."""
+    step = decision.planner
+    return decision.state == "open" or (step is not None and step.answer is not None and step.review == "pending")
 
 
 class DashboardIndex(_Frozen):
@@ -161,7 +181,7 @@ def changes_in(items: Iterable[EventItem]) -> list[Changed]:
 
 def recount(decisions: Iterable[Decision], *, now: datetime, figures: Mapping[str, Any] | None) -> DashboardIndex:
     """The index of a full read of every decision (the reconcile, ``parkbot dashboard``)."""
-    open_ = [d for d in decisions if d.state == "open"]
+    open_ = [d for d in decisions if is_listed(d)]
     totals = Counter(d.owner for d in open_)
     blocking = sum(1 for d in open_ if d.blocking and d.dependents)
     index = DashboardIndex(
@@ -191,7 +211,7 @@ def patch(index: DashboardIndex | None, changes: Sequence[tuple[Changed, Decisio
             moved_from = decision.escalations[-1].from_owner if changed.moved and decision.escalations else None
             totals[moved_from or decision.owner] -= 1
             blocking -= decision.blocking and bool(decision.dependents)
-        if decision.state == "open":
+        if is_listed(decision):
             after = DashboardEntry.of(decision)
             entries[after.id] = after
             totals[after.owner] += 1

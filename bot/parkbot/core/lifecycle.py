@@ -126,11 +126,17 @@ def merge_refiling(existing: Decision, incoming: Decision, now: datetime) -> Dec
 PARK_ATTEMPTS = 5
 
 
-def park(tracker: Tracker, result: NeedsInput, config: Config, *, now: datetime | None = None) -> ParkOutcome:
-    """File a ``needs_input`` result: create it, update it in place, or refuse."""
+def park(
+    tracker: Tracker, result: NeedsInput, config: Config, *, now: datetime | None = None, filed_by: str | None = None
+) -> ParkOutcome:
+    """File a ``needs_input`` result: create it, update it in place, or refuse. ``filed_by`` is who files it,
+    where the backend can tell (the planner never answers a question it filed)."""
     now = now or utcnow()
     owner = config.owner_for(result.origin) or tracker.default_owner()
-    return _file(tracker, config, build_decision(result, owner, now), now)
+    decision = build_decision(result, owner, now)
+    if filed_by:
+        decision = decision.model_copy(update={"filed_by": filed_by})
+    return _file(tracker, config, decision, now)
 
 
 def _file(tracker: Tracker, config: Config, incoming: Decision, now: datetime) -> ParkOutcome:
@@ -208,6 +214,10 @@ def _park_new(tracker: Tracker, incoming: Decision, config: Config, now: datetim
     )
     if citation is not None:
         incoming = incoming.model_copy(update={"precedent": citation})
+    if citation is None or config.precedents != "apply":
+        from parkbot.core.planner import route  # the planner's rules live in their own module
+
+        incoming = route(incoming, config, now)
     location = tracker.create(incoming, log_entry("parked", incoming, now))
     if citation is not None and config.precedents == "apply":
         answer = Answer(value=citation.answer, kind="precedent", by="precedent", at=now, citation=citation)
@@ -353,7 +363,7 @@ def _resolve_once(
 def _already_answered(tracker: Tracker, decision: Decision, recorded: Answer | None) -> ResolveOutcome | None:
     """Resolved stays resolved: the same answer again is ``unchanged`` (a different one was refused already)."""
     if decision.state == "resolved" and recorded is not None:
-        return ResolveOutcome(decision, "unchanged", recorded, tracker.location(decision))
+        return ResolveOutcome(decision, "unchanged", decision.current_answer or recorded, tracker.location(decision))
     return None
 
 
@@ -379,10 +389,12 @@ def _judge_answer(
     answer_value, kind = interpret_answer(decision, value, command)
     answer = Answer(value=answer_value, kind=kind, by=by.login, at=now or utcnow(), source=source)
     recorded = decision.answer if decision.state == "resolved" else authority.recorded_answer(tracker, config, decision)
-    if recorded is not None and not recorded.same_answer(answer):
+    corrected = any(c.answer.same_answer(answer) for c in decision.corrections)  # a retry of a correction
+    if recorded is not None and not recorded.same_answer(answer) and not corrected:
+        standing = decision.current_answer or recorded
         raise Refused(
-            f"decision {decision.id} already has the answer {recorded.value!r} "
-            f"({recorded.kind}, by {recorded.by} at {recorded.at.isoformat()}); a different answer is refused",
+            f"decision {decision.id} already has the answer {standing.value!r} "
+            f"({standing.kind}, by {standing.by} at {standing.at.isoformat()}); a different answer is refused",
             reason="conflicting_answer",
         )
     return decision, answer, recorded
@@ -437,6 +449,10 @@ def _complete(
     gates = _publish(tracker, resolved, tracker.clear_blocking(decision))
     tracker.close(decision, answer, log_entry("resolved", resolved, now, location=_where(tracker, resolved)))
     return ResolveOutcome(resolved, action, answer, tracker.location(resolved), gates)
+
+
+#: Steps (a)-(d) for rules kept in their own modules (the planner's).
+complete = _complete
 
 
 def _where(tracker: Tracker, decision: Decision) -> str | None:

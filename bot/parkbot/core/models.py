@@ -24,6 +24,7 @@ from pydantic import (
     Field,
     GetJsonSchemaHandler,
     PrivateAttr,
+    StringConstraints,
     TypeAdapter,
     ValidationError,
     model_validator,
@@ -552,7 +553,11 @@ def default_title(question: str) -> str:
 
 # --- records kept by the backends -------------------------------------------------------------
 
-AnswerKind = Literal["option", "free_text", "default", "precedent", "accepted"]
+AnswerKind = Literal["option", "free_text", "default", "precedent", "accepted", "planner"]
+#: Answer kinds that are a person's own answer, which a planner may cite.
+PERSON_ANSWER_KINDS = ("option", "free_text")
+#: How many lines a planner may quote from one cited range.
+MAX_CITED_LINES = 20
 
 
 class Proof(BaseModel):
@@ -594,6 +599,23 @@ class Citation(Strict):
     location: str | None = None
 
 
+Verbatim = Annotated[str, StringConstraints(strip_whitespace=False)]
+
+
+class CitedSource(Strict):
+    """One source a planner cited, as parkbot checked it: a file's lines at a commit, or a person's answer."""
+
+    source: str = Field(description="The source as cited: docs/refunds.md#L10-L14, or a decision id.")
+    path: str | None = None
+    commit: str | None = Field(default=None, description="The default branch's commit the lines were read at.")
+    start: int | None = Field(default=None, ge=1)
+    end: int | None = Field(default=None, ge=1)
+    quote: Verbatim | None = Field(default=None, description="The cited lines, verbatim.")
+    decision: str | None = None
+    answer: str | None = None
+    answered_by: str | None = None
+
+
 class Answer(_Provable):
     """An owner's answer, with who gave it and when; ``assumption`` marks an explicit default."""
 
@@ -603,6 +625,14 @@ class Answer(_Provable):
     at: datetime
     source: str | None = Field(default=None, description="The comment or command that gave the answer.")
     citation: Citation | None = None
+    sources: list[CitedSource] = Field(
+        default_factory=list, description="A planner answer's checked sources (kind planner)."
+    )
+
+    @property
+    def answered_by(self) -> str:
+        """``planner`` for a planner's answer, else ``owner`` (or the precedent/accepted kind)."""
+        return "planner" if self.kind == "planner" else "owner"
 
     @property
     def assumption(self) -> bool:
@@ -632,7 +662,48 @@ class Override(Strict):
     at: datetime
 
 
-LogEvent = Literal["parked", "refused", "resolved", "escalated", "returned", "overridden", "abandoned"]
+class PlannerStep(Strict):
+    """Where a question stands with the planner: waiting for it during the window, then answered,
+    passed or expired; a planner answer is reviewed by the owner (``pending`` until accepted or overridden)."""
+
+    state: Literal["waiting", "answered", "passed", "expired"] = "waiting"
+    until: datetime = Field(description="When the planner's window ends and the owner is assigned.")
+    by: str | None = None
+    at: datetime | None = None
+    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    answer: Answer | None = Field(default=None, description="The planner's answer, with its checked sources.")
+    review: Literal["pending", "accepted", "overridden"] | None = None
+    review_due: datetime | None = Field(default=None, description="After this, an unreviewed answer is flagged.")
+    reviewed_by: str | None = None
+    reviewed_at: datetime | None = None
+
+
+class Correction(Strict):
+    """A resolved decision's answer replaced: by whoever answered or an owner above them (``correct``), or
+    by an owner overruling a planner answer (``override``). History keeps both answers."""
+
+    kind: Literal["correct", "override"] = "correct"
+    previous: Answer
+    answer: Answer
+    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    by: str
+    at: datetime
+    regated: list[str] = Field(default_factory=list, description="Dependents not merged: re-gated on the answer.")
+    rework: list[str] = Field(default_factory=list, description="Dependents already merged: told to rework.")
+
+
+LogEvent = Literal[
+    "parked",
+    "refused",
+    "resolved",
+    "escalated",
+    "returned",
+    "overridden",
+    "abandoned",
+    "passed",
+    "corrected",
+    "reviewed",
+]
 
 
 class LogEntry(BaseModel):
@@ -657,6 +728,7 @@ class LogEntry(BaseModel):
     by: str | None = None
     reason: str | None = None
     location: str | None = None
+    sources: list[str] = Field(default_factory=list, description="What a planner answer cited.")
 
     @classmethod
     def for_decision(cls, event: str, decision: "Decision", at: datetime, **extra: Any) -> Self:
@@ -707,6 +779,9 @@ class Decision(BaseModel):
     precedent: Citation | None = None
     requester: str | None = None
     overrides: list[Override] = Field(default_factory=list)
+    planner: PlannerStep | None = None
+    filed_by: str | None = Field(default=None, description="Who filed the question, where the backend could tell.")
+    corrections: list[Correction] = Field(default_factory=list)
     created_at: datetime
     updated_at: datetime
     #: Why parts of the stored record carry no authority, as the backend or the core found them
@@ -736,6 +811,16 @@ class Decision(BaseModel):
             sorted(self.dependents),
             [a.model_dump() for a in self.assumptions],
         )
+
+    @property
+    def current_answer(self) -> Answer | None:
+        """The answer that stands: the last correction's, else the first answer."""
+        return self.corrections[-1].answer if self.corrections else self.answer
+
+    @property
+    def with_planner(self) -> bool:
+        """Waiting for the planner (its owner is not assigned or notified yet)."""
+        return self.state == "open" and self.planner is not None and self.planner.state == "waiting"
 
     @property
     def free_text_allowed(self) -> bool:

@@ -34,8 +34,8 @@ def find_precedent(decision: Decision, log: Iterable[LogEntry], config: Config) 
     for entry in log:
         if entry.event != "resolved" or not entry.answer or entry.decision == decision.id:
             continue  # an empty answer (a hand-edited line) is no answer either
-        if entry.answer_kind in ("default", "precedent"):
-            continue  # an assumption or a citation is not a human's answer to cite
+        if entry.answer_kind in ("default", "precedent", "planner"):
+            continue  # an assumption or a citation (a precedent's, a planner's) is not a human's answer to cite
         same_key = entry.key == decision.key and sorted(entry.options) == wanted_options
         same_family = origin_family(entry.origin, config) == family
         same_text = entry.question is not None and normalize_question(entry.question) == wanted_text

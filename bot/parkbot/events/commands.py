@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import Literal, Protocol
 
 from parkbot.core import lifecycle
+from parkbot.core import planner as planner_rules
 from parkbot.core.authority import Actor
 from parkbot.core.commands import ANSWERING, Command, parse
 from parkbot.core.config import Config
@@ -59,6 +60,9 @@ Action = Literal[
     "overridden",
     "help",
     "refused",
+    "cited",
+    "passed",
+    "corrected",
 ]
 
 
@@ -77,7 +81,7 @@ class CommandResult:
     message: str = ""
     replied: bool = False
     #: What the core call returned (None for /help, which changes nothing).
-    outcome: lifecycle.ParkOutcome | lifecycle.ResolveOutcome | None = None
+    outcome: lifecycle.ParkOutcome | lifecycle.ResolveOutcome | planner_rules.CorrectionOutcome | None = None
 
     @property
     def refused(self) -> bool:
@@ -207,7 +211,9 @@ def _run(
     author = actor.login
 
     def confirm(
-        action: Action, text: str, outcome: lifecycle.ParkOutcome | lifecycle.ResolveOutcome | None
+        action: Action,
+        text: str,
+        outcome: lifecycle.ParkOutcome | lifecycle.ResolveOutcome | planner_rules.CorrectionOutcome | None,
     ) -> CommandResult:
         tracker.reply(issue_number, key, text)
         return CommandResult(action, "ok", command, did, text, replied=True, outcome=outcome)
@@ -238,7 +244,12 @@ def _run(
     if command.name == "return":
         moved = lifecycle.return_to_requester(tracker, config, did, actor, now=now)
         return confirm("returned", f"Returned by {code_span(author)} to {code_span(moved.decision.owner)}.", moved)
+    if command.name in ("cite", "pass", "correct") or (command.name == "override" and command.number is None):
+        return _run_planner(tracker, config, command, decision, actor, source, now, confirm)
     if command.name == "accept":
+        if decision.kind == "decision":
+            accepted = planner_rules.accept(tracker, config, did, actor, now=now)
+            return confirm("accepted", f"The planner's answer was accepted by {code_span(author)}.", accepted)
         done = lifecycle.accept_review(tracker, config, did, actor, now=now)
         return confirm("accepted", f"Assumptions accepted by {code_span(author)}.", done)
     # override
@@ -250,3 +261,64 @@ def _run(
         f"Assumption {command.number} overridden by {code_span(author)}; dependents were told to rework.",
         changed,
     )
+
+
+class _Confirm(Protocol):
+    def __call__(
+        self,
+        action: Action,
+        text: str,
+        outcome: lifecycle.ParkOutcome | lifecycle.ResolveOutcome | planner_rules.CorrectionOutcome | None,
+    ) -> CommandResult: ...
+
+
+def _run_planner(
+    tracker: CommentTracker,
+    config: Config,
+    command: Command,
+    decision: Decision,
+    actor: Actor,
+    source: str,
+    now: datetime | None,
+    confirm: _Confirm,
+) -> CommandResult:
+    """``/cite``, ``/pass`` (the planner), ``/override <option>`` and ``/correct`` (people)."""
+    did = decision.id
+    who = code_span(actor.login)
+    if command.name == "cite":
+        assert command.arg is not None
+        files = tracker if isinstance(tracker, planner_rules.SourceFiles) else None
+        cited = planner_rules.cite(
+            tracker, config, did, command.arg, command.sources, actor, files=files, source=source, now=now
+        )
+        cites = ", ".join(code_span(s.source) for s in cited.answer.sources)
+        waits = "" if cited.decision.state == "resolved" else " It waits for the owner's `/accept`."
+        return confirm(
+            "cited",
+            f"Answered by the planner {who} with {code_span(cited.answer.value)}, citing {cites}.{waits} "
+            "The owner reviews it: `/accept` keeps it, `/override <option> [why]` replaces it.",
+            cited,
+        )
+    if command.name == "pass":
+        passed = planner_rules.pass_question(tracker, config, did, actor, reason=command.reason, now=now)
+        return confirm("passed", f"Passed by the planner {who}: the question is with its owner now.", passed)
+    assert command.arg is not None
+    if command.name == "correct":
+        assert command.reason is not None
+        done = planner_rules.correct(
+            tracker, config, did, command.arg, actor, reason=command.reason, source=source, now=now
+        )
+    else:
+        if decision.kind == "review":
+            raise InvalidInput(f"{did} is a review item: override an assumption with `/override <n> <text>`")
+        done = planner_rules.override(
+            tracker, config, did, command.arg, actor, reason=command.reason, source=source, now=now
+        )
+    if done.action == "unchanged":
+        return confirm("unchanged", f"{did} already has the answer {code_span(done.answer.value)}.", done)
+    text = f"Answer {done.action} by {who}: {code_span(done.answer.value)}"
+    if done.previous is not None:
+        text += f" (was {code_span(done.previous.value)})"
+    if done.rework:
+        text += f". Rework needed on {', '.join(done.rework)}, merged with the previous answer"
+    return confirm("corrected" if command.name == "correct" else "overridden", text + ".", done)

@@ -4,7 +4,9 @@ Everything that can be judged from the payload is judged before the backend is o
 cost no API call at all:
 
 * comments on pull requests (``issue.pull_request`` is present);
-* comments by bots, the bot's own included (``comment.user.type == "Bot"`` or a ``[bot]`` login);
+* comments by bots, the bot's own included (``comment.user.type == "Bot"`` or a ``[bot]`` login), except
+  ``/cite`` and ``/pass`` written and sent by exactly the configured planner (``planner.by``), and never
+  an edit of one;
 * a comment created or edited by anyone but its author: the actor of a command is the account that
   performed the act, the event's ``sender``, and an edit of someone else's comment is never a
   command (GitHub lets anyone with write access edit any comment);
@@ -50,8 +52,10 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
     sender_login = event.get("sender.login", str)
     if event.get("issue.pull_request", dict, default=None) is not None:
         return ignored(f"comment on pull request #{number}: parkbot only reads commands on decision issues")
-    if is_bot(user) or is_bot(sender):
+    if (is_bot(user) or is_bot(sender)) and not _planner_command(ctx, body, login, sender_login):
         return ignored(f"comment {comment_id} on #{number} is by a bot ({sender_login})")
+    if event.action == "edited" and _names_planner_command(body):
+        return ignored(f"comment {comment_id} on #{number}: the planner's commands count as written, never edited")
     if sender_login.casefold() != login.casefold():
         verb = "edited" if event.action == "edited" else "sent"
         return ignored(
@@ -72,10 +76,28 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
         issue_number=number,
         comment_id=comment_id,
         body=body,
-        actor=Actor(sender_login),
+        actor=Actor(sender_login, bot=is_bot(user) or is_bot(sender)),
         now=ctx.now,
     )
     return _items(result, number)
+
+
+def _names_planner_command(body: str) -> bool:
+    command = commands.parse(body)
+    return command is not None and command.name in commands.PLANNER_COMMANDS
+
+
+def _planner_command(ctx: Context, body: str, login: str, sender_login: str) -> bool:
+    """A bot's ``/cite`` or ``/pass`` counts when its author and sender are both exactly the planner configured
+    on the default branch (an App's ``name[bot]``): a lookalike login is just another bot. The configuration is
+    read only for such a comment, so other bots' comments cost no request."""
+    if not _names_planner_command(body):
+        return False
+    planner = ctx.config.planner
+    if planner is None:
+        return False
+    wanted = planner.by.casefold()
+    return login.casefold() == wanted and sender_login.casefold() == wanted
 
 
 def _items(result: CommandResult, number: int) -> list[Item]:

@@ -20,7 +20,7 @@ the entries they changed, and a dashboard an earlier run failed to write is repa
 
 from __future__ import annotations
 
-from parkbot.core import lifecycle
+from parkbot.core import lifecycle, planner
 from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError
 from parkbot.core.lifecycle import ResolveOutcome
 from parkbot.core.models import Answer, Decision
@@ -76,6 +76,10 @@ def on_reconcile(event: Event, ctx: Context) -> list[Item]:
     tracker = ctx.tracker
     items: list[Item] = []
     targets: dict[str, None] = {}
+    if ctx.config.planner is not None:  # questions whose planner window ended go to their owners
+        for handed in planner.expire(tracker, ctx.config, now=ctx.now):
+            message = f"{handed.decision.id}: the planner's window ended; assigned to {handed.decision.owner}"
+            items.append(Item("parked", message, decision_id=handed.decision.id, action="updated"))
     for decision in list(tracker.iter_decisions("open")):
         recorded = lifecycle.recorded_answer(tracker, ctx.config, decision)
         if recorded is not None:

@@ -187,6 +187,12 @@ def _line(entry: DashboardEntry, now: datetime) -> str:
         extra = " · escalated from " + " → ".join(md(o) for o in entry.chain[:-1])
     if entry.review:
         extra += " · review item"
+    if entry.planner == "waiting":
+        extra += " · with the planner"
+    elif entry.planner == "review":
+        extra += " · planner answer to review (`/accept` or `/override <option>`)"
+        if entry.review_due is not None and now >= as_utc(entry.review_due):
+            extra += " · **unreviewed past its review time**"
     return f"- {md_code(entry.id)} {md(entry.title)} · {age} old · {blocks}{extra}"
 
 

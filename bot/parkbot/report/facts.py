@@ -47,6 +47,10 @@ class Fact(NamedTuple):
     title: str
     dependents: tuple[str, ...]
     url: str | None
+    #: When the planner answered, its review state, and what it cited (a file by path, a decision by id).
+    planner_at: datetime | None = None
+    planner_review: str | None = None
+    cited: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, decision: Decision, url: str | None = None) -> Fact:
@@ -73,9 +77,25 @@ class Fact(NamedTuple):
             title=decision.title if is_open else "",
             dependents=tuple(decision.dependents) if is_open else (),
             url=url,
+            planner_at=_planner_at(decision),
+            planner_review=decision.planner.review if decision.planner is not None else None,
+            cited=_cited(decision),
         )
 
     @property
     def answered(self) -> bool:
         """Resolved with an answer: what time to answer and the answer split count."""
         return self.state == "resolved" and self.answer_at is not None
+
+
+def _planner_at(decision: Decision) -> datetime | None:
+    step = decision.planner
+    return as_utc(step.at) if step is not None and step.answer is not None and step.at is not None else None
+
+
+def _cited(decision: Decision) -> tuple[str, ...]:
+    """What a planner answer cited: a file by its path, a decision by its id."""
+    step = decision.planner
+    if step is None or step.answer is None:
+        return ()
+    return tuple(dict.fromkeys(s.path or s.decision or s.source for s in step.answer.sources))

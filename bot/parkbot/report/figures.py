@@ -51,6 +51,7 @@ from parkbot.core.models import Decision
 from parkbot.report.clusters import Cluster, find_clusters
 from parkbot.report.facts import Fact
 from parkbot.report.facts import as_utc as as_utc  # re-exported: the dashboard reads it from here
+from parkbot.report.planner_figures import PlannerFigures, planner_figures
 
 OLDEST_OPEN_LIMIT = 10
 #: How many decisions of each cluster get a link (the ones the Markdown and HTML show).
@@ -134,6 +135,9 @@ class Report(BaseModel):
     escalated: Share
     refused_by_cap: Share
     refusals_by_reason: dict[str, int] = Field(default_factory=dict)
+    planner: PlannerFigures | None = Field(
+        default=None, description="What the planner answered, how often people overrode it, the waiting it saved."
+    )
     links: dict[str, str] = Field(
         default_factory=dict,
         description="Where the decisions the report shows can be opened (the issue on GitHub): the oldest "
@@ -270,6 +274,7 @@ def compute_report(
         escalated=Share.of(escalated, len(asked)),
         refused_by_cap=Share.of(len(refusal_times), len(asked) + len(refusal_times)),
         refusals_by_reason=dict(sorted(by_reason.items())),
+        planner=planner_figures(asked),
         links=links,
     )
 

@@ -215,6 +215,7 @@ def render_markdown(report: Report) -> str:
     out += ["| Figure | Value |", "| --- | --- |"]
     out += [f"| {label} | {value} |" for label, value in headline_rows(report)]
     out += ["", f"**Guess vs answer.** {guess_reading(report.guess_vs_answer)}", ""]
+    out += planner_markdown(report)
 
     out += ["### Who is waiting on whom", ""]
     if report.owners:
@@ -284,6 +285,35 @@ def render_markdown(report: Report) -> str:
     else:
         out.append("Nothing is waiting for an answer.")
     return "\n".join(out) + "\n"
+
+
+PLANNER_ADVICE = (
+    "A high override rate says the planner's sources are wrong or out of date: fix the documents it cites, "
+    "or narrow planner.sources."
+)
+
+
+def planner_markdown(report: Report) -> list[str]:
+    """The planner's section: its share, its override rate, the waiting it saved, what it cited most."""
+    figures = report.planner
+    if figures is None:
+        return []
+    share = Share.of(figures.answered, figures.answered_total)
+    overrides = Share.of(figures.overridden, figures.answered)
+    saved = human_duration(figures.saved_seconds) if figures.saved_seconds is not None else DASH
+    out = ["### The planner", "", PLANNER_ADVICE, "", "| Figure | Value |", "| --- | --- |"]
+    out += [
+        f"| Answered by the planner | {percent(share)} |",
+        f"| Overridden by an owner | {percent(overrides)} |",
+        f"| Not reviewed yet | {figures.unreviewed} |",
+        f"| Median time to answer: planner / people | {human_duration(figures.planner_median_seconds)} / "
+        f"{human_duration(figures.people_median_seconds)} |",
+        f"| Waiting saved per answer (median) | {saved} |",
+    ]
+    if figures.most_cited:
+        cited = ", ".join(f"{md_code(c.source)} ({c.count})" for c in figures.most_cited)
+        out += ["", f"Most cited: {cited}."]
+    return [*out, ""]
 
 
 # --- JSON -------------------------------------------------------------------------------------

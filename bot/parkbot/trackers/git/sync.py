@@ -116,7 +116,9 @@ class Syncer:
                 f"(this one is {self.backlog.object_format}), so they cannot share a backlog: {stderr}"
             )
         if "does not appear to be a git repository" in stderr:
-            return InvalidInput(
+            # The remote is configured but cannot be reached now (a moved path, an unmounted share, a host
+            # down): a backend failure, safe to run again once it is back (exit 4), not a mistyped input.
+            return BackendFailure(
                 f"{remote!r} is not a git repository git can reach: check it with `git remote -v`, or name "
                 f"another with --remote NAME ({stderr})"
             )

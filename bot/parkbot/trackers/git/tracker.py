@@ -47,6 +47,7 @@ from parkbot.core.errors import ConcurrentChange, InvalidInput, NotFound
 from parkbot.core.identity import SEPARATOR
 from parkbot.core.models import Answer, Decision, Escalation, LogEntry, utcnow
 from parkbot.core.tracker import DependentState, GateResult, Location, Role, SyncResult
+from parkbot.trackers.git import sources
 from parkbot.trackers.git.layout import (
     DEFAULT_REF,
     ID_PATTERN,
@@ -608,3 +609,26 @@ class GitTracker:
 
     def tracking_ref(self, remote: str) -> str:
         return self.syncer.tracking_ref(remote)
+
+    # -- what a planner may cite (parkbot.core.planner.SourceFiles, MergedDependents) ---------------------
+
+    def default_branch_commit(self) -> str | None:
+        """The default branch's current commit (origin's HEAD, else main, else master)."""
+        base = self.base()
+        return self.backlog.ref_sha(base) if base else None
+
+    def file_at(self, commit: str, path: str) -> str | None:
+        return sources.file_at(self.backlog, commit, path)
+
+    def merged_dependents(self, decision: Decision) -> frozenset[str]:
+        """Dependent branches already contained in the default branch."""
+        base = self.base()
+        if base is None:
+            return frozenset()
+        merged = set()
+        for target in decision.dependents:
+            if target.startswith("branch:"):
+                ref = self._full_ref(target.removeprefix("branch:"))
+                if ref is not None and sources.is_merged(self.backlog, ref, base):
+                    merged.add(target)
+        return frozenset(merged)

@@ -448,7 +448,7 @@ class DecisionIssues:
             if self.pick(decision.id, self._listed(label)) is not None:
                 raise ConcurrentChange(f"decision {decision.id} was just filed by someone else; re-reading it")
         rendered = render_decision(decision)
-        assignee = assignable_login(decision.owner)
+        assignee = None if decision.with_planner else assignable_login(decision.owner)  # the planner's window
         labels = self.labels_for(decision)
         attempts: list[int] = []
 
@@ -505,7 +505,7 @@ class DecisionIssues:
             changes["title"] = rendered.title
         if (raw.get("body") or "") != rendered.body:
             changes["body"] = rendered.body
-        assignee = assignable_login(decision.owner)
+        assignee = None if decision.with_planner else assignable_login(decision.owner)  # the planner's window
         current_assignees = sorted(login_of(a) or "" for a in raw.get("assignees") or [])
         wanted_assignees = [assignee] if assignee else []
         if [a.casefold() for a in current_assignees] != [a.casefold() for a in wanted_assignees]:

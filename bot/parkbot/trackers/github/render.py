@@ -122,15 +122,30 @@ def _block(payload: dict[str, Any]) -> str:
 def _status_section(decision: Decision) -> str:
     """A banner for a closed decision, and the precedent the bot found, if any."""
     lines: list[str] = []
-    answer = decision.answer
+    answer = decision.current_answer  # a corrected answer replaces the first; the history below keeps both
+    if decision.with_planner:
+        lines.append(
+            "> [!NOTE]\n> **With the planner** until "
+            f"{decision.planner.until.isoformat() if decision.planner else ''}: it may answer from cited "
+            "sources; then, or when it passes, the owner is assigned."
+        )
     if decision.state == "resolved" and answer is not None:
         flag = " (an explicit default: an assumption, not a decision)" if answer.assumption else ""
+        if answer.kind == "planner":
+            flag = " by the planner, from cited sources (the owner reviews it: `/accept` or `/override <option>`)"
         lines.append(
             f"> [!NOTE]\n> **Answered{flag}:**{_answer_text(decision, answer).replace(chr(10), chr(10) + '> ')}"
             f"\n> by {code_span(answer.by)} at {answer.at.isoformat()}"
         )
     elif decision.state == "abandoned":
         lines.append("> [!NOTE]\n> **Closed without an answer.** Dependents stay blocked.")
+    for change in decision.corrections:
+        verb = "Corrected" if change.kind == "correct" else "Overridden"
+        why = f": {escape_markdown(one_line(change.reason, 200))}" if change.reason else ""
+        lines.append(
+            f"{verb} by {code_span(change.by)} at {change.at.isoformat()}: {code_span(change.previous.value)} → "
+            f"{code_span(change.answer.value)}{why}"
+        )
     if decision.precedent is not None:
         p = decision.precedent
         where = f" ({escape_markdown(p.location)})" if p.location else ""
@@ -361,6 +376,11 @@ def render_answer_comment(decision: Decision, answer: Answer) -> str:
         lines.append(f"**Answered with an explicit default:**{_answer_text(decision, answer)}")
         lines.append("")
         lines.append("> [!WARNING]\n> This is an assumption, not a decision: it is flagged as such in every record.")
+    elif answer.kind == "planner":
+        lines.append(f"**Answered by the planner, from cited sources:**{_answer_text(decision, answer)}")
+        lines.append("")
+        lines.extend(_cited_sources(answer))
+        lines.append("The owner reviews it: `/accept` keeps it, `/override <option> [why]` replaces it.")
     else:
         lines.append(f"**Answered:**{_answer_text(decision, answer)}")
     lines.append("")
@@ -369,6 +389,23 @@ def render_answer_comment(decision: Decision, answer: Answer) -> str:
     lines.append("")
     lines.append("Dependents are being unblocked; this issue closes when they are.")
     return "\n".join(lines) + "\n"
+
+
+def _cited_sources(answer: Answer) -> list[str]:
+    """Each cited source, visibly: a file's lines quoted verbatim with the commit, or a person's answer."""
+    lines: list[str] = []
+    for cited in answer.sources:
+        if cited.decision is not None:
+            lines.append(
+                f"- {code_span(cited.decision)}: answered {code_span(cited.answer or '')} by "
+                f"{code_span(cited.answered_by or '')}"
+            )
+            continue
+        lines.append(f"- {code_span(cited.source)} at {code_span((cited.commit or '')[:12])}:")
+        lines.append("")
+        lines.append(code_block(cited.quote or ""))
+    lines.append("")
+    return lines
 
 
 def parse_answer_comment(body: str | None, decision_id: str) -> Answer | None:

@@ -33,7 +33,7 @@ from parkbot.core.tracker import (
     SeenDecisions,
     Tracker,
 )
-from parkbot.trackers.github.access import Access
+from parkbot.trackers.github.access import Access, is_bot_login
 from parkbot.trackers.github.answers import AnswerRecords
 from parkbot.trackers.github.client import GitHubClient
 from parkbot.trackers.github.comments import Comments
@@ -44,6 +44,7 @@ from parkbot.trackers.github.issues import DecisionIssues
 from parkbot.trackers.github.question_log import LogIssue, QuestionLog
 from parkbot.trackers.github.reactions import CommentReactions
 from parkbot.trackers.github.render import STATUS_CONTEXT
+from parkbot.trackers.github.sources import SourceFiles
 from parkbot.trackers.github.store import IssueStore
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ class GitHubTracker(
         self.access = Access(self.store, self.dependents)
         self.dashboard = Dashboard(self.store, self.issues)
         self.reactions = CommentReactions(self.store)
+        self.sources = SourceFiles(self.store)
 
     def __repr__(self) -> str:
         return f"GitHubTracker({self.client.repository!r})"
@@ -202,6 +204,27 @@ class GitHubTracker(
 
     def dependent_authors(self, decision: Decision) -> frozenset[str]:
         return self.access.dependent_authors(decision)
+
+    # -- what a planner may cite (parkbot.core.planner.SourceFiles, MergedDependents, AgentIdentity) ------
+
+    def agent_actor(self, claimed: str | None) -> Actor:
+        """Who acts with this token, bots included: a planner is often an App (``planner[bot]``); the core
+        lets it do only what the configured planner may. ``--by`` naming anyone else is refused as ever."""
+        from parkbot.core.authority import Actor  # (imported for type checking only at the top)
+
+        login = self.store.token_login()
+        if claimed and claimed.strip().lstrip("@").casefold() != login.casefold():
+            return self.access.actor(claimed)  # refused, saying why
+        return Actor(login, bot=is_bot_login(login))
+
+    def default_branch_commit(self) -> str | None:
+        return self.sources.default_branch_commit()
+
+    def file_at(self, commit: str, path: str) -> str | None:
+        return self.sources.file_at(commit, path)
+
+    def merged_dependents(self, decision: Decision) -> frozenset[str]:
+        return self.sources.merged_dependents(decision)
 
     # -- Pollable, SeenDecisions, LoggedEvents ------------------------------------------------------
 
