@@ -188,6 +188,10 @@ class Planner(_Section):
         return _duration_seconds(value)
 
 
+#: A GitHub login: a user, or an App's ``<slug>[bot]``.
+LOGIN_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$"
+
+
 class Identity(_Section):
     """Another login whose records count as parkbot's, while moving from the action to the App (docs/serve.md)."""
 
@@ -195,16 +199,18 @@ class Identity(_Section):
         default=None,
         description="The login parkbot wrote as before (github-actions[bot] for the action): its records stay "
         "valid during the move.",
+        json_schema_extra={"pattern": LOGIN_PATTERN},
     )
     app: str | None = Field(
         default=None,
         description="The App's login (<app-slug>[bot]), so the action, while it still runs, counts the App's records.",
+        json_schema_extra={"pattern": LOGIN_PATTERN},
     )
 
     @field_validator("previous", "app")
     @classmethod
     def _login(cls, value: str | None) -> str | None:
-        if value is not None and not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?", value):
+        if value is not None and not re.fullmatch(LOGIN_PATTERN, value):
             raise ValueError(f"{value!r} is not a GitHub login (such as github-actions[bot])")
         return value
 
