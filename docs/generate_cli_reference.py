@@ -32,11 +32,14 @@ from `GITHUB_TOKEN`, `GITHUB_REPOSITORY` and `GITHUB_API_URL`.
 | 0 | done |
 | 1 | blocked: the gate is closed, or `wait`/`resume` found no answer yet |
 | 2 | invalid input or usage (the message names the field to fix) |
-| 3 | refused by a lifecycle rule: identity collision, reopening a resolved decision, a conflicting answer, not an owner, a question budget reached, a sideways escalation |
+| 3 | refused by a lifecycle rule: identity collision, reopening a resolved decision, a conflicting answer, not an owner, a question budget reached, a sideways escalation, a re-filing that lowers `blocking` or changes the options while an answer is recorded, an answer given before the options changed, answers that conflicted in `sync` |
 | 4 | backend failure after bounded retries: safe to run the same command again |
 
 With `--json`, every outcome is exactly one JSON object on stdout: the command's result, or for any
-failure `{"error": <reason>, "message": ..., "exit_code": ...}` (the message is on stderr as well).
+failure `{"error": <reason>, "message": ..., "exit_code": ...}` (the message is on stderr as well; a
+decision id that is not in the backlog adds `"did_you_mean"`, the closest ids that are). `--json` may also
+come before the command name (`parkbot --json list`). Without `--json`, the text shows every field of the
+same object.
 Usage errors that click reports (an unknown option, a missing argument, a malformed value such as
 `--timeout nan`) are exit 2 with `"error": "usage"`. The Python API (`from parkbot import Backlog`) and
 `parkbot mcp` return the same objects; see [agents.md](agents.md).

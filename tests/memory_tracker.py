@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from parkbot.core.authority import Actor
 from parkbot.core.errors import ConcurrentChange
+from parkbot.core.links import unverifiable_link
 from parkbot.core.models import Answer, Decision, LogEntry
 from parkbot.core.tracker import DependentState, GateResult, Location, ReactionContent, Role
 
@@ -106,7 +107,8 @@ class MemoryTracker:
 
     def linked_decisions(self, target: str) -> list[Decision]:
         linked = [d for d in self.items.values() if target in d.dependents]
-        linked += [self.items[i] for i in self.trailers.get(target, set()) if i in self.items]
+        for ref in sorted(self.trailers.get(target, set())):
+            linked.append(self.items[ref] if ref in self.items else unverifiable_link(ref, "not found"))
         return linked
 
     def publish_gate(self, result: GateResult) -> None:

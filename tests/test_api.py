@@ -16,6 +16,7 @@ from click.testing import CliRunner
 import parkbot
 from parkbot import Backlog, ParkbotError
 from parkbot.cli import cli
+from parkbot.cli.messages import error_object
 from tests.git_helpers import cli_repo, commit_on_branch
 from tests.github_support import TOKEN, fake_github
 
@@ -34,7 +35,8 @@ def api_json(call: Callable[[], Any]) -> tuple[int, Any]:
     try:
         result = call()
     except ParkbotError as exc:
-        return int(exc.exit_code), {"error": exc.reason, "message": exc.message, "exit_code": int(exc.exit_code)}
+        # The command line prints the API's failure with its own next step (`parkbot ...`): the same object.
+        return int(exc.exit_code), error_object(exc)
     return int(result.exit_code), result.model_dump(mode="json")
 
 

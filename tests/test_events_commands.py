@@ -200,7 +200,9 @@ def test_mentions_in_replies_do_not_ping(fake: FakeGitHub, number: int) -> None:
 
 
 def test_only_decision_issues_count(fake: FakeGitHub, number: int) -> None:
+    """parkbot's own issue is the decision, labels or not; an issue someone else opened never is."""
     fake.issues[number].labels.remove(DECISION_LABEL)
+    fake.issues[number].user = "mallory"
     assert comment(fake, number, "/decide full_original").reason == "not_a_decision"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -50,7 +51,12 @@ def test_closed_without_answer_is_reopened_with_an_explanation(fake: Any) -> Non
     assert [i.kind for i in outcome.acted] == ["reopened"]
     assert fake.issues[number].state == "open"
     assert BLOCKING_LABEL in fake.issues[number].labels
-    assert any("without an answer" in body for body in replies(fake, number))
+    (explained,) = [body for body in replies(fake, number) if "without an answer" in body]
+    # the next step in GitHub's own commands (the core's words name none), and no command-line option
+    assert (
+        "On this issue: answer with `/decide <option>`, or with an explicit default: `/default <option>`." in explained
+    )
+    assert not re.search(r"(?<![\w-])--[a-z]", explained)
     assert "closed this decision without an answer" in REOPENED
     # Handling the same event again explains once, not twice.
     close_by_hand(fake, number)

@@ -48,7 +48,7 @@ def test_the_routing_table() -> None:
     assert ROUTER.routes() == {
         "check_run": ["rerequested"],
         "issue_comment": ["created", "edited"],
-        "issues": ["closed", "reopened"],
+        "issues": ["closed", "reopened", "unlabeled", "transferred", "deleted"],
         "merge_group": ["checks_requested"],
         "pull_request": ["opened", "edited", "synchronize", "reopened"],
         "push": [None],

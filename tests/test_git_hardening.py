@@ -180,7 +180,8 @@ def test_a_fresh_clone_says_how_to_fetch_the_backlog(tmp_path: Path) -> None:
     assert parkbot(clone, "sync").exit_code == 0
     assert parkbot(clone, "show", DID).exit_code == 0
     shown = parkbot(clone, "show", "billing-42-decision-nope")
-    no_traceback(shown, 2, "check the id with `parkbot list`")  # the backlog is here: no fetching hint
+    # the backlog is here: no fetching hint, but the closest id and how to list them
+    no_traceback(shown, 2, f"did you mean '{DID}'?", "the id with `parkbot list`")
     assert "parkbot sync" not in shown.output
 
 

@@ -126,8 +126,10 @@ def test_outside_any_repository_git_says_so(tmp_path: Path) -> None:
 def test_opening_a_backlog_outside_a_repository_names_the_folder_and_the_fix(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput) as info:
         GitTracker.open(tmp_path / "missing")
-    assert info.value.message == (
-        f"{(tmp_path / 'missing').resolve()} is not inside a git repository; run `git init` or pass --backend github"
+    assert (info.value.message, info.value.reason, info.value.step) == (
+        f"{(tmp_path / 'missing').resolve()} is not inside a git repository; run `git init` there",
+        "invalid",
+        "other_backend",  # the command line adds "or ... --backend github", an MCP error its own words
     )
 
 

@@ -84,6 +84,11 @@ def public(key: Path) -> str:
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     """A shared remote whose default branch holds the config and the allowed signers (alice, carol, bob)."""
+    return make_world(tmp_path, monkeypatch)
+
+
+def make_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+    """:func:`world`, for other test modules' fixtures."""
     monkeypatch.setenv("GNUPGHOME", str(tmp_path / "no-gnupg"))  # no stray keyring signs anything
     keys_dir = tmp_path / "keys"
     keys_dir.mkdir()

@@ -59,7 +59,7 @@ def listed(fake: FakeGitHub) -> list[str]:
 
 def test_created_once_pinned_then_edited_in_place(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park_three(tracker)
-    first = recount_dashboard(make_tracker(fake), now=NOW)
+    first = recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     assert (first.action, first.mode) == ("created", "recount")
     issue = the_dashboard(fake)
     assert issue.number == first.number
@@ -72,13 +72,13 @@ def test_created_once_pinned_then_edited_in_place(fake: FakeGitHub, tracker: Git
     assert fake.count(operation="graphql/pinIssue") == 1
 
     fake.reset_log()
-    second = recount_dashboard(make_tracker(fake), now=NOW)
+    second = recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     assert (second.action, second.number) == ("unchanged", issue.number)
     assert writes(fake) == []  # no write when nothing changed (and no second pin)
 
     park(make_tracker(fake), key="late", title="Late", question="Late or early?", origin="late-1")
     fake.reset_log()
-    third = recount_dashboard(make_tracker(fake), now=NOW)
+    third = recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     assert (third.action, third.number) == ("updated", issue.number)
     assert writes(fake) == [f"PATCH /repos/acme/widgets/issues/{issue.number}"]
     assert dashboards(fake) == [issue]
@@ -88,7 +88,7 @@ def test_created_once_pinned_then_edited_in_place(fake: FakeGitHub, tracker: Git
 
 def test_the_body_carries_the_index_it_shows(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park_three(tracker)
-    recount_dashboard(make_tracker(fake), now=NOW)
+    recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     body = the_dashboard(fake).body
     assert body.count(INDEX_PREFIX) == 1
     hidden = body[body.index(INDEX_PREFIX) :]
@@ -111,9 +111,9 @@ def test_the_body_carries_the_index_it_shows(fake: FakeGitHub, tracker: GitHubTr
 
 def test_a_resolved_decision_leaves_the_dashboard(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park_three(tracker)
-    recount_dashboard(make_tracker(fake), now=NOW)
+    recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"))
-    outcome = recount_dashboard(make_tracker(fake), now=NOW)
+    outcome = recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     assert outcome.action == "updated"
     body = the_dashboard(fake).body or ""
     assert DID not in body
@@ -125,7 +125,7 @@ def test_duplicates_are_closed_keeping_the_oldest(fake: FakeGitHub, tracker: Git
     body = f"old text\n{DASHBOARD_MARKER}\n"
     oldest = fake.add_issue(TITLE, body, labels=[DASHBOARD_LABEL], author=fake.login)
     newer = fake.add_issue(TITLE, body, labels=[DASHBOARD_LABEL], author=fake.login)
-    outcome = recount_dashboard(make_tracker(fake), now=NOW)
+    outcome = recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     assert (outcome.action, outcome.number) == ("updated", oldest.number)
     assert dashboards(fake) == [oldest]
     assert newer.state == "closed"
@@ -135,7 +135,7 @@ def test_duplicates_are_closed_keeping_the_oldest(fake: FakeGitHub, tracker: Git
         f"Duplicate of #{oldest.number}" in c.body for c in fake.comments.values() if c.issue_number == newer.number
     )
     assert fake.pinned_issues == [oldest.number]
-    assert recount_dashboard(make_tracker(fake), now=NOW).action == "unchanged"
+    assert recount_dashboard(make_tracker(fake), CONFIG, now=NOW).action == "unchanged"
 
 
 def test_two_runs_creating_at_once_keep_one(
@@ -153,7 +153,7 @@ def test_two_runs_creating_at_once_keep_one(
         return create(f, ctx)
 
     monkeypatch.setitem(fake_routes.ROUTES, "issues/create", racing)
-    outcome = recount_dashboard(make_tracker(fake), now=NOW)
+    outcome = recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     assert outcome.number == raced[0]
     assert [i.number for i in dashboards(fake)] == raced
     assert len(dashboards(fake, state="closed")) == 0  # the closed duplicate lost the label
@@ -163,7 +163,7 @@ def test_two_runs_creating_at_once_keep_one(
 def test_an_issue_someone_else_labeled_is_left_alone(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park(tracker)
     theirs = fake.add_issue("Our own dashboard", "hands off", labels=[DASHBOARD_LABEL], author="bob")
-    outcome = recount_dashboard(make_tracker(fake), now=NOW)
+    outcome = recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     assert outcome.action == "created"
     assert outcome.number != theirs.number
     assert theirs.body == "hands off"
@@ -171,7 +171,7 @@ def test_an_issue_someone_else_labeled_is_left_alone(fake: FakeGitHub, tracker: 
 
 
 def test_no_dashboard_before_the_first_decision(fake: FakeGitHub, tracker: GitHubTracker) -> None:
-    outcome = recount_dashboard(tracker, now=NOW)
+    outcome = recount_dashboard(tracker, CONFIG, now=NOW)
     assert outcome.action == "absent"
     assert outcome.number is None
     assert dashboards(fake) == []
@@ -182,7 +182,7 @@ def test_pinning_is_best_effort(fake: FakeGitHub, tracker: GitHubTracker) -> Non
     park(tracker)
     others = [fake.add_issue(f"pinned {n}").number for n in range(3)]
     fake.pinned_issues.extend(others)  # GitHub pins at most three issues
-    outcome = recount_dashboard(make_tracker(fake), now=NOW)
+    outcome = recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     assert outcome.action == "created"
     assert outcome.notice is not None
     assert "pin" in outcome.notice
@@ -193,7 +193,7 @@ def test_pinning_is_best_effort(fake: FakeGitHub, tracker: GitHubTracker) -> Non
 def test_pinning_survives_a_failing_graphql_endpoint(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     park(tracker)
     fake.fail_next("502", count=100, match=r"graphql/pinIssue")
-    outcome = recount_dashboard(make_tracker(fake, policy=RetryPolicy.instant(max_attempts=2)), now=NOW)
+    outcome = recount_dashboard(make_tracker(fake, policy=RetryPolicy.instant(max_attempts=2)), CONFIG, now=NOW)
     assert outcome.action == "created"
     assert outcome.notice is not None
     assert TOKEN not in outcome.notice
@@ -206,7 +206,7 @@ def test_github_enterprise_server_pins_through_its_own_graphql_url() -> None:
         tracker = make_tracker(fake)
         assert tracker.store.requester.graphql_url == "https://ghe.example.com/api/graphql"
         park(tracker)
-        outcome = recount_dashboard(make_tracker(fake), now=NOW)
+        outcome = recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
         assert outcome.action == "created"
         assert outcome.url == f"https://ghe.example.com/acme/widgets/issues/{outcome.number}"
         assert fake.pinned_issues == [outcome.number]
@@ -217,7 +217,7 @@ def test_github_enterprise_server_pins_through_its_own_graphql_url() -> None:
 def test_github_com_graphql_url(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     assert tracker.store.requester.graphql_url == "https://api.github.com/graphql"
     park(tracker)
-    recount_dashboard(make_tracker(fake), now=NOW)
+    recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     assert fake.count("POST", "/graphql", operation="graphql/pinIssue") == 1
 
 
@@ -306,7 +306,7 @@ def test_an_answering_comment_patches_the_dashboard(fake: FakeGitHub, tracker: G
     from tests.test_events_support import run
 
     park_three(tracker)
-    recount_dashboard(make_tracker(fake), now=NOW)
+    recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     issue = the_dashboard(fake)
     outcome = run(fake, "issue_comment", answer_event(fake))
     assert [i.kind for i in outcome.acted] == ["resolved"]
@@ -333,7 +333,7 @@ def test_a_patched_dashboard_equals_a_recounted_one(fake: FakeGitHub, tracker: G
     from tests.test_events_support import run
 
     park_three(tracker)
-    recount_dashboard(make_tracker(fake), now=NOW)
+    recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     run(fake, "issue_comment", answer_event(fake, "shop-7-decision-shipping", "/escalate"))
     patched = read_index(the_dashboard(fake).body)
     run(fake, "issue_comment", answer_event(fake))
@@ -378,7 +378,7 @@ def test_an_unreadable_index_is_replaced_not_trusted(fake: FakeGitHub, tracker: 
     from tests.test_events_support import run
 
     park_three(tracker)
-    recount_dashboard(make_tracker(fake), now=NOW)
+    recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     issue = the_dashboard(fake)
     issue.body = (issue.body or "").replace(INDEX_PREFIX, INDEX_PREFIX + "AAAA")  # damaged by a hand edit
     assert read_index(issue.body) is None
@@ -389,7 +389,7 @@ def test_an_unreadable_index_is_replaced_not_trusted(fake: FakeGitHub, tracker: 
     assert index is not None
     assert not index.complete
     assert index.entries == ()  # only what the event changed (a resolution: nothing to list)
-    recount_dashboard(make_tracker(fake), now=NOW)
+    recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
     repaired = read_index(issue.body)
     assert repaired is not None
     assert repaired.complete

@@ -81,7 +81,8 @@ def test_no_command_no_reaction(fake: FakeGitHub, number: int) -> None:
 def test_handling_the_same_comment_again_adds_no_reaction(fake: FakeGitHub, number: int) -> None:
     posted = fake.add_comment(number, "/decide full_original", author="alice")
     assert handle(fake, number, posted.id, posted.body, "alice").action == "resolved"
-    assert handle(fake, number, posted.id, posted.body, "alice").action == "unchanged"
+    again = handle(fake, number, posted.id, posted.body, "alice")
+    assert (again.action, again.reason) == ("ignored", "already_taken_up")  # silently: no second reply
     assert reactions(fake, posted.id) == ["eyes", "+1"]
 
 

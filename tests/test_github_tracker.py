@@ -307,10 +307,20 @@ def test_native_dependency_added_by_a_person_blocks(fake: FakeGitHub, tracker: G
     assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "blocked"
 
 
-def test_trailer_with_an_unknown_or_malformed_id_is_ignored(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+def test_a_trailer_with_an_unknown_or_malformed_id_blocks_and_says_why(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    """As on the git backlog: a link parkbot cannot follow fails closed (it was a green gate before)."""
     park(tracker)
     pr = fake.add_pull(title="work", commits=[{"message": "x\n\nBlocked-by: nope\nBlocked-by: a-decision-b"}])
-    assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
+    result = lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}")
+    assert result.state == "blocked"
+    assert sorted(d.id for d in result.blocking) == ["a-decision-b", "nope"]
+    problems = [p for d in result.blocking for p in d.problems]
+    assert "decision a-decision-b: not found" in problems
+    assert any(p.startswith("decision nope: not a decision id") for p in problems)
+    summary = status(fake, pr.number).summary
+    assert "decision a-decision-b: not found" in summary
 
 
 def test_gate_stays_correct_after_a_push(fake: FakeGitHub, tracker: GitHubTracker) -> None:

@@ -262,11 +262,8 @@ def test_a_record_by_parkbot_under_another_login_is_not_trusted(fake: FakeGitHub
     fake.stop()
     with actions.activate():
         tracker = make_tracker(actions)
-        decision = tracker.find(DID)
-        assert decision is not None
+        assert tracker.find(DID) is None  # an issue another account opened is no decision at all
         assert tracker.own_login == "github-actions[bot]"
-        assert any("was written by parkbot[bot], not by parkbot (github-actions[bot])" in p for p in decision.problems)
-        assert tracker.recorded_answer(decision) is None
         named = make_tracker(actions, bot_login="parkbot[bot]")  # PARKBOT_BOT_LOGIN, or bot_login in the config
         again = named.find(DID)
         assert again is not None

@@ -107,6 +107,7 @@ async def _session_run(params: StdioServerParameters, gate_args: dict[str, Any])
         missing = await session.call_tool("show", {"id": "billing-42-decision-nothing"})
         assert missing.is_error
         assert structured(missing) | {"message": ""} == {"error": "not_found", "message": "", "exit_code": 2}
+        assert "list tool gives the ids" in structured(missing)["message"]
         invalid = await session.call_tool("park", {"result": {**EXAMPLE, "blocking": "no"}})
         assert invalid.is_error
         error = structured(invalid)

@@ -17,7 +17,8 @@ from parkbot.trackers.github import render
 from parkbot.trackers.github.text import GITHUB_BODY_LIMIT
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-MENTION = re.compile(r"@[A-Za-z0-9_]")
+#: A mention GitHub would link: an ``@`` that does not follow a letter or digit, then a name character.
+MENTION = re.compile(r"(?<![A-Za-z0-9])@[A-Za-z0-9_]")
 
 
 def decision(**changes: Any) -> Decision:

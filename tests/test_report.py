@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from parkbot.cli import report as report_cli
 from parkbot.cli.common import State
 from parkbot.cli.report import REPORT_COMMANDS, parse_since, report, with_progress
+from parkbot.core.config import Config
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import Answer, Decision, Escalation, LogEntry, Option
 from parkbot.core.questions import cluster_key
@@ -847,6 +848,7 @@ import json, resource, sys, time
 started = time.perf_counter()
 from datetime import UTC, datetime, timedelta
 import parkbot.cli
+import parkbot.core.config
 from parkbot.cli.common import State
 from parkbot.core.models import Answer, Decision, Option
 from parkbot.core.tracker import Location
@@ -888,6 +890,7 @@ class Tracker:
 class Backend:
     tracker = Tracker()
     name = "git"
+    config = parkbot.core.config.Config()
 
 
 State.backend = property(lambda self: Backend())
@@ -956,6 +959,7 @@ class FakeBackend:
     def __init__(self, tracker: FakeTracker) -> None:
         self.tracker = tracker
         self.name = "fake"
+        self.config = Config()
 
 
 @pytest.fixture

@@ -261,9 +261,7 @@ def test_waiting_reads_an_unverified_answer_as_no_answer_yet() -> None:
     )
     with pytest.raises(NotFound) as info:
         lifecycle.poll_answer(tracker, SIGNED, "billing-42-decision-other")
-    assert info.value.message == (
-        "no decision billing-42-decision-other in this backlog (check the id with `parkbot list`)"
-    )
+    assert info.value.message == (f"no decision billing-42-decision-other in this backlog; did you mean {DID!r}?")
 
 
 def test_a_gate_stays_blocked_by_a_question_whose_answer_nobody_entitled_signed() -> None:

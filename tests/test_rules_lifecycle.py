@@ -29,7 +29,7 @@ from tests.memory_tracker import MemoryTracker
 DID = "billing-42-decision-refund"
 REVIEW = "billing-42-decision-assumptions"
 LATER = NOW + timedelta(hours=1)
-CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol", "carol": "dana"})
+CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol", "carol": "dana"}, requesters=["erin"])
 HERE = Location(backend="memory", path=DID)
 
 
@@ -106,7 +106,7 @@ def test_a_new_question_records_what_the_agent_sent() -> None:
 
 
 def test_a_refiling_takes_every_new_field_of_the_question() -> None:
-    tracker = parked(dependents=["#7"])
+    tracker = parked(dependents=["#7"], blocking=False)  # optional: blocking only goes up
     outcome = refile(
         tracker,
         question="Refund all of it?",
@@ -126,7 +126,11 @@ def test_a_refiling_takes_every_new_field_of_the_question() -> None:
     assert stored.work_so_far == {"step": 2}
     assert stored.dependents == ["#7", "#8"]  # recorded edges are kept, new ones added after them
     assert (stored.created_at, stored.updated_at, stored.state) == (NOW, LATER, "open")
-    assert (outcome.action, outcome.location, outcome.gates) == ("updated", HERE, [])  # not blocking any more
+    assert (outcome.action, outcome.location, outcome.gates) == (
+        "updated",
+        HERE,
+        [],
+    )  # an optional question blocks nothing
 
 
 def test_a_refiling_keeps_the_owner_the_history_and_a_run_it_does_not_name() -> None:
@@ -351,7 +355,7 @@ def test_an_abandoned_question_takes_no_answer() -> None:
 def test_a_review_item_is_not_answered_like_a_question() -> None:
     tracker = reviewed()
     message = invalid(lifecycle.resolve, tracker, CONFIG, REVIEW, "fine", Actor("alice"))
-    assert message == f"{REVIEW} is a review item: /accept its assumptions, or /override <n> <text>"
+    assert message == f"{REVIEW} is a review item: accept its assumptions, or override one of them"
 
 
 def test_resolving_logs_the_answer_and_where_it_lives_before_closing() -> None:
@@ -374,7 +378,7 @@ def test_resolving_logs_the_answer_and_where_it_lives_before_closing() -> None:
 
 def test_an_unknown_or_malformed_id_is_invalid_input() -> None:
     tracker = MemoryTracker()
-    assert invalid(resolve, tracker) == f"no decision {DID} in this backlog (check the id with `parkbot list`)"
+    assert invalid(resolve, tracker) == f"no decision {DID} in this backlog"
     with pytest.raises(InvalidInput) as info:
         lifecycle.answer_of(tracker, CONFIG, "not an id")
     assert info.value.reason == "invalid"
@@ -407,7 +411,7 @@ def test_escalation_refusals_say_why_and_what_to_do_instead() -> None:
     assert refusal(lifecycle.escalate, tracker, CONFIG, DID, Actor("dana")) == (
         "top_of_hierarchy",
         f"dana is at the top of the hierarchy: nobody above can take {DID}. Answer it, or answer with an explicit "
-        "default (/default <option>).",
+        "default.",
     )
 
 
@@ -535,7 +539,7 @@ def test_an_accept_whose_answer_is_recorded_completes_with_it() -> None:
 
 def test_a_question_is_not_accepted_or_overridden_like_a_review() -> None:
     tracker = parked()
-    message = f"{DID} is a decision, not a review item: answer it with /decide"
+    message = f"{DID} is a decision, not a review item: answer it"
     assert invalid(lifecycle.accept_review, tracker, CONFIG, DID, Actor("alice")) == message
     assert invalid(lifecycle.override_assumption, tracker, CONFIG, DID, 1, "x", Actor("alice")) == message
 
@@ -604,16 +608,16 @@ def test_overrides_are_taken_only_while_the_review_is_open_and_name_the_assumpti
 
 def test_the_help_lists_each_command_the_owner_can_give() -> None:
     question = parked(allow_free_text=True, requester="erin").find(DID)
-    assert lifecycle.help_text(question) == [
+    assert lifecycle.help_text(question, CONFIG) == [
         ("/decide remaining_three", "412.00"),
         ("/decide full_original", "690.00"),
         ("/answer <your answer>", "answer in words"),
         ("/default remaining_three", "the same, recorded as an explicit assumption"),
         ("/escalate", "pass the question one level up the hierarchy"),
-        ("/return", "hand it back to erin, who started the run"),
+        ("/return", "hand it back to erin (stated by the agent), who started the run"),
     ]
     review = reviewed().find(REVIEW)
-    assert lifecycle.help_text(review) == [
+    assert lifecycle.help_text(review, CONFIG) == [
         ("/accept", "accept every stated assumption"),
         ("/override 1 <what it should be>", "EUR"),
         ("/override 2 <what it should be>", "net of tax"),
@@ -633,12 +637,16 @@ class NotFetched(MemoryTracker):
         return self.find(decision_id), "token"
 
 
-def test_a_missing_decision_says_why_when_the_backend_knows_and_how_to_check_the_id_otherwise() -> None:
+def test_a_missing_decision_says_why_when_the_backend_knows_and_which_id_it_is_otherwise() -> None:
     from parkbot.core.errors import NotFound
 
-    for tracker, ending in [
-        (NotFetched(), ": the backlog ref was not fetched: git fetch origin refs/parkbot/backlog:refs/parkbot/backlog"),
-        (MemoryTracker(), " (check the id with `parkbot list`)"),
+    for tracker, ending, about in [
+        (
+            NotFetched(),
+            ": the backlog ref was not fetched: git fetch origin refs/parkbot/backlog:refs/parkbot/backlog",
+            None,  # the backend's hint says what to do: a surface adds no "check the id"
+        ),
+        (MemoryTracker(), "", "check_id"),
     ]:
         for call in (
             lambda t: lifecycle.answer_of(t, CONFIG, DID),
@@ -647,6 +655,7 @@ def test_a_missing_decision_says_why_when_the_backend_knows_and_how_to_check_the
             with pytest.raises(NotFound) as info:
                 call(tracker)
             assert (info.value.message, info.value.exit_code) == (f"no decision {DID} in this backlog{ending}", 2)
+            assert (info.value.decision, info.value.step, info.value.suggestions) == (DID, about, ())
 
 
 def test_a_resolution_stopped_part_way_is_asked_for_again_not_reported_unchanged() -> None:
@@ -665,7 +674,7 @@ def test_an_owners_act_on_a_question_that_is_not_open_is_refused_before_anything
     resolve(tracker)
     assert refusal(lifecycle.act_command, tracker, CONFIG, DID, Actor("alice"), "/return") == (
         "resolved",
-        f"decision {DID} is resolved; /return acts on open ones",
+        f"decision {DID} is resolved; only open decisions are acted on",
     )
 
 
@@ -741,6 +750,7 @@ def test_resolve_json_reports_the_answer_whether_it_is_an_assumption_and_the_gat
     assert code == 0
     answered_at = data["answer"].pop("at")
     assert answered_at.endswith("Z")
+    assert len(data["answer"].pop("digest")) == 16  # the question and options it was given against
     gate = {"target": "branch:agent/billing-42", "state": "open", "blocking": [], "resolved": [DID], "note": None}
     assert data == {
         "id": DID,
@@ -857,9 +867,8 @@ def test_closing_an_unanswered_question_by_hand_reopens_it_saying_why() -> None:
     )
     assert outcome.message == (
         "mallory closed this decision without an answer, and a question is only settled by an answer (its dependents "
-        "stay blocked). Answer it with one of the commands above, or answer with an explicit default "
-        "(`/default <option>`). To give up on the question instead, set `closed_without_answer: abandon` in the "
-        "configuration."
+        "stay blocked). Answer it, or answer with an explicit default. To give up on the question instead, set "
+        "`closed_without_answer: abandon` in the configuration."
     )
     assert lifecycle.gate(tracker, CONFIG, "#7").state == "blocked"
 
@@ -924,8 +933,8 @@ def test_a_recorded_precedent_is_not_finished_by_hand_but_by_resolve() -> None:
     tracker = parked()
     tracker.answers[DID] = Answer(value="full_original", kind="precedent", by="precedent", at=NOW)
     assert invalid(lifecycle.closed_by_hand, tracker, CONFIG, tracker.find(DID), "mallory") == (
-        f"{DID}: a precedent answer is recorded but cannot be finished automatically; finish it with "
-        f"`parkbot resolve {DID} --answer ...`"
+        f"{DID}: a precedent answer is recorded but cannot be finished automatically; an owner finishes it by "
+        "answering again"
     )
 
 

@@ -130,7 +130,13 @@ def test_a_configuration_file_is_read_with_pyyaml(repo: Path, tmp_path: Path) ->
 def test_a_command_loads_its_own_module_and_no_other_command_module(repo: Path) -> None:
     modules = imported(["gate", "--ref", "main"], repo)
     commands = loaded(modules, ("parkbot.cli",))
-    assert commands == ["parkbot.cli", "parkbot.cli.common", "parkbot.cli.core", "parkbot.cli.params"]
+    assert commands == [
+        "parkbot.cli",
+        "parkbot.cli.common",
+        "parkbot.cli.core",
+        "parkbot.cli.messages",
+        "parkbot.cli.params",
+    ]
 
 
 def test_the_schema_is_built_only_when_a_result_is_read(repo: Path) -> None:

@@ -37,6 +37,7 @@ from collections.abc import Iterable, Mapping
 from typing import IO, Any, Literal
 
 from parkbot.markdown import literal, table_code, truncate
+from parkbot.terminal import printable
 
 AnnotationLevel = Literal["error", "warning", "notice", "debug"]
 
@@ -153,14 +154,15 @@ class Actions:
     def annotate(self, level: AnnotationLevel, message: str, stream: IO[str], *, title: str | None = None) -> None:
         """An annotation in Actions; a plain ``parkbot: level: message`` line elsewhere."""
         if self.active:
-            stream.write(annotation(level, message, title=title) + "\n")
+            stream.write(annotation(level, printable(message), title=title) + "\n")
         else:
-            stream.write(f"parkbot: {level}: {message}\n")
+            stream.write(f"parkbot: {level}: {printable(message)}\n")
 
     def show(self, text: str, stream: IO[str]) -> None:
-        """Untrusted text for the log: verbatim, inside a stop-commands block when in Actions."""
+        """Untrusted text for the log: control characters escaped, inside a stop-commands block when in Actions."""
         if not text:
             return
+        text = printable(text)
         stream.write(untrusted(text) if self.active else (text if text.endswith("\n") else text + "\n"))
 
 

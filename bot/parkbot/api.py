@@ -60,6 +60,7 @@ from parkbot.core.models import (
     utcnow,
 )
 from parkbot.core.tracker import BacklogHints, GateResult, Location, OwnIdentityRecords, PollToken, Syncing, Tracker
+from parkbot.details import Shown, detail_lines
 
 __all__ = [
     "Backlog",
@@ -105,8 +106,11 @@ class _Result(BaseModel):
     def text(self) -> str:
         return self._text
 
-    def _told(self, text: str) -> Self:
-        self._text = text
+    def _told(self, text: str, shown: Shown | None = None, *, indent: str = "  ", last: str | None = None) -> Self:
+        """The text: ``text`` for people, then every other field of the ``--json`` object (:mod:`parkbot.details`;
+        ``shown`` names the fields ``text`` already shows), then ``last``."""
+        details = detail_lines(self.model_dump(mode="json", by_alias=True), shown, indent)
+        self._text = "\n".join([text, *details, *([last] if last is not None else [])])
         return self
 
 
@@ -158,15 +162,17 @@ class GateReport(_Result):
             resolved=[d.id for d in result.resolved],
             note=result.details.get("note"),
         )
+        shown = {"target": None, "state": None, "blocking": None}
         if not result.blocking:
-            return report._told(f"{result.target}: open (no open decision blocks it)")
+            return report._told(f"{result.target}: open (no open decision blocks it)", shown)
         lines = [f"{result.target}: blocked by {len(result.blocking)} open decision(s)"]
         lines += [f"  {d.id}  {d.title}  (owner {d.owner})" for d in result.blocking]
-        return report._told("\n".join(lines))
+        return report._told("\n".join(lines), shown)
 
 
-def _gate_lines(gates: list[GateReport]) -> str:
-    return "".join(f"\n  {g.target}: {g.state}" for g in gates)
+#: What the first line of a filed or answered item shows (its location is shown there too, for a filing).
+_LOCATION: Shown = {"ref": None, "path": None, "number": None, "url": None}
+_FILED: Shown = {"id": None, "action": None, "owner": None, **_LOCATION}
 
 
 class Filed(_Located):
@@ -203,7 +209,7 @@ class Resolved(_Located):
     """An answered decision or accepted review item: ``resolve``, ``accept``."""
 
     id: str
-    action: Literal["resolved", "completed", "unchanged"]
+    action: Literal["resolved", "completed", "unchanged", "confirmed"]
     state: Literal["resolved"] = "resolved"
     answer: Answer
     assumption: bool = Field(description="The answer is an explicit default: treat it as an assumption.")
@@ -225,7 +231,7 @@ class Cited(_Located):
     """A planner's answer from checked sources (``cite``): recorded, and a review item for the owner."""
 
     id: str
-    action: Literal["resolved", "completed", "unchanged", "recorded"]
+    action: Literal["resolved", "completed", "unchanged", "recorded", "confirmed"]
     state: DecisionState
     answer: Answer
     answered_by: Literal["planner"] = "planner"
@@ -253,7 +259,7 @@ class Cited(_Located):
         lines = [f"{cited.action} {cited.id}: {outcome.answer.value!r} by the planner {outcome.answer.by}{waits}"]
         lines.append(f"  cited: {sources}")
         lines += [f"  | {line}" for s in outcome.answer.sources if s.quote for line in s.quote.splitlines()]
-        return cited._told("\n".join(lines) + _gate_lines(cited.gates))
+        return cited._told("\n".join(lines))
 
 
 class Corrected(_Located):
@@ -283,7 +289,7 @@ class Corrected(_Located):
         text = f"{corrected.action} {corrected.id}: {outcome.answer.value!r} by {outcome.answer.by}{was}"
         if corrected.rework:
             text += f"\n  rework needed: {', '.join(corrected.rework)} (merged with the previous answer)"
-        return corrected._told(text + _gate_lines(corrected.gates))
+        return corrected._told(text)
 
 
 class Requested(_Located):
@@ -337,6 +343,14 @@ class DecisionItem(Decision):
         return cls.model_construct(**built)
 
 
+#: What the first lines of ``show`` say; every other field follows as ``key: value`` (:mod:`parkbot.details`).
+_VIEWED: Shown = {
+    **dict.fromkeys(["id", "state", "title", "chain", "owner", "question", "options", "guess", "dependents"]),
+    "problems": None,
+    "answer": ("value", "by", "at"),
+}
+
+
 class DecisionView(DecisionItem):
     """One decision as ``show`` shows it: the record, where it lives, and its answer (even one recorded
     by a resolution that has not finished yet)."""
@@ -349,6 +363,8 @@ class DecisionView(DecisionItem):
 
     def text(self) -> str:
         lines = [f"{self.id}  [{self.state}]  {self.title}", f"owner: {' -> '.join(self.owners_chain)}"]
+        if self.requester:
+            lines.append(f"requester: {self.requester} (stated by the agent)")
         lines.append(f"question: {self.question}")
         for option in self.options:
             mark = "  (agent's guess)" if option.id == self.guess else ""
@@ -376,13 +392,12 @@ class DecisionView(DecisionItem):
                 f"{'corrected' if change.kind == 'correct' else 'overridden'} by {change.by} at "
                 f"{change.at.isoformat()}: {change.previous.value} -> {change.answer.value}{why}"
             )
+        data = self.model_dump(mode="json", by_alias=True)
         if self.answer is not None:
             flag = " [explicit default: an assumption]" if self.answer.assumption else ""
             pending = " (recorded; resolution not finished, re-run resolve)" if self.state == "open" else ""
-            lines.append(
-                f"answer: {self.answer.value} by {self.answer.by} at {self.answer.at.isoformat()}{flag}{pending}"
-            )
-        return "\n".join(lines)
+            lines.append(f"answer: {self.answer.value} by {self.answer.by} at {data['answer']['at']}{flag}{pending}")
+        return "\n".join([*lines, *detail_lines(data, _VIEWED, indent="")])
 
 
 class DecisionList(_Result):
@@ -513,9 +528,11 @@ class ResumeContext(_Result):
             how = " (explicit default: an assumption)" if answer.assumption else ""
             if answer.citation:
                 how = f" (from precedent {answer.citation.decision})"
-            lines.append(f"answer: {answer.value} by {answer.by}{how}")
-        lines.append("work_so_far: " + json.dumps(decision.work_so_far, indent=2, default=str))
-        return context._told("\n".join(lines))
+            at = context.model_dump(mode="json")["answered_at"]
+            lines.append(f"answer: {answer.value} by {answer.by} at {at}{how}")
+        work = "work_so_far: " + json.dumps(decision.work_so_far, indent=2, ensure_ascii=False, default=str)
+        shown = dict.fromkeys(["id", "state", "question", "answer", "answered_by", "answered_at", "work_so_far"])
+        return context._told("\n".join(lines), shown, indent="", last=work)
 
 
 class Synced(_Result):
@@ -527,6 +544,15 @@ class Synced(_Result):
         default_factory=list,
         description="Remote records kept but not counted: answers and escalations nobody can prove an owner gave.",
     )
+    conflicts: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Decisions two owners answered differently on two copies: the answer kept (the earlier) and "
+        "the other (kept in the history), each with value, kind, by and at. Exit code 3 when any.",
+    )
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.REFUSED if self.conflicts else ExitCode.OK
 
 
 # --- waiting -------------------------------------------------------------------------------
@@ -709,14 +735,14 @@ class Backlog:
         if isinstance(parsed, NeedsInput):
             filed = Filed.of(lifecycle.park(tracker, parsed, config, filed_by=self._filer()))
             return filed._told(
-                f"{filed.action} {filed.id} (owner {filed.owner}) at {_where(_location_of(filed))}"
-                f"{_gate_lines(filed.gates)}"
+                f"{filed.action} {filed.id} (owner {filed.owner}) at {_where(_location_of(filed))}", _FILED
             )
         if isinstance(parsed, DoneWithAssumptions):
             filed = Filed.of(lifecycle.park_review(tracker, parsed, config))
             return filed._told(
                 f"{filed.action} review item {filed.id} ({len(parsed.assumptions)} assumption(s), owner "
-                f"{filed.owner}, non-blocking) at {_where(_location_of(filed))}"
+                f"{filed.owner}, non-blocking) at {_where(_location_of(filed))}",
+                _FILED,
             )
         return check_inventory(tracker, parsed)
 
@@ -757,13 +783,15 @@ class Backlog:
         On GitHub the result is also published as the gate of the pull request's head.
         """
         if (pr is None) == (ref is None):
-            raise InvalidInput("name exactly one thing to gate: a pull request number, or --ref BRANCH")
+            raise InvalidInput("name exactly one thing to gate: a pull request, or a branch", step="gate_target")
         if pr is not None:
             number = str(pr).strip().lstrip("#")
             if not number.isascii() or not number.isdigit():
                 raise InvalidInput(f"{pr!r} is not a pull request number")
             if self.backend != "github":
-                raise InvalidInput("pull requests live on GitHub: add --backend github, or gate a branch with --ref")
+                raise InvalidInput(
+                    "pull requests live on GitHub, and this is the embedded git backlog", step="pr_on_github"
+                )
             target = f"#{int(number)}"
         else:
             target = f"branch:{ref}"
@@ -787,7 +815,9 @@ class Backlog:
         items: builtins.list[DecisionItem] = [DecisionItem.of(d) for d in decisions]
         rows = [_list_row(d) for d in decisions]
         listed = DecisionList(decisions=items, count=len(items))
-        return listed._told("\n".join(rows) if rows else self._nothing_listed(query))
+        return listed._told(
+            "\n".join(rows) if rows else self._nothing_listed(query), {"decisions": None, "count": None}
+        )
 
     def list_printed(
         self,
@@ -809,9 +839,8 @@ class Backlog:
         return PrintedList([row for _, row, _ in found], [item for _, _, item in found] if as_json else [], empty)
 
     def _listed(self, query: _ListQuery) -> Iterator[Decision]:
-        tracker, config = self.tracker, self.config
-        stored = tracker.iter_decisions(None if query.state == "all" else query.state)
-        return (d for d in (lifecycle.verify(tracker, config, d) for d in stored) if query.matches(d))
+        state = None if query.state == "all" else query.state
+        return (d for d in lifecycle.decisions(self.tracker, self.config, state) if query.matches(d))
 
     def _nothing_listed(self, query: _ListQuery) -> str:
         tracker = self.tracker
@@ -849,8 +878,8 @@ class Backlog:
         note = " (explicit default, flagged as an assumption)" if resolved.assumption else ""
         # (see the docstring for what a person's token on GitHub does instead)
         return resolved._told(
-            f"{resolved.action} {resolved.id}: {resolved.answer.value!r} by {resolved.answer.by}{note}"
-            f"{_gate_lines(resolved.gates)}"
+            f"{resolved.action} {resolved.id}: {resolved.answer.value!r} by {resolved.answer.by}{note}",
+            {"id": None, "action": None, "answer": ("value", "by")},
         )
 
     def escalate(self, id: str, *, by: str | None = None, to: str | None = None) -> Filed | Requested:
@@ -861,7 +890,7 @@ class Backlog:
             return self._request(decision, text, actor)
         outcome = lifecycle.escalate(self.tracker, self.config, id, actor, to=to)
         filed = Filed.of(outcome)
-        return filed._told(f"escalated {filed.id}: {' -> '.join(filed.chain)}")
+        return filed._told(f"escalated {filed.id}: {' -> '.join(filed.chain)}", {"id": None, "chain": None})
 
     def return_to_requester(self, id: str, *, by: str | None = None) -> Filed | Requested:
         """Hand the question back to the requester of an interactive run."""
@@ -870,7 +899,7 @@ class Backlog:
             return self._ask(id, actor, "/return")
         outcome = lifecycle.return_to_requester(self.tracker, self.config, id, actor)
         filed = Filed.of(outcome)
-        return filed._told(f"returned {filed.id} to {filed.owner}")
+        return filed._told(f"returned {filed.id} to {filed.owner}", {"id": None, "owner": None})
 
     def accept(self, id: str, *, by: str | None = None) -> Resolved | Requested:
         """Accept a review item's stated assumptions and close it (or, on a question, the planner's answer)."""
@@ -881,7 +910,7 @@ class Backlog:
             return self._ask(id, actor, "/accept")
         outcome = lifecycle.accept_review(self.tracker, self.config, id, actor)
         resolved = Resolved.of(outcome)
-        return resolved._told(f"{resolved.action} {resolved.id}: assumptions accepted")
+        return resolved._told(f"{resolved.action} {resolved.id}: assumptions accepted", {"id": None, "action": None})
 
     def override(self, id: str, number: int, text: str, *, by: str | None = None) -> Filed | Requested:
         """Turn assumption ``number`` of a review item into a recorded answer."""
@@ -890,7 +919,7 @@ class Backlog:
             return self._ask(id, actor, f"/override {number} {text.strip()}")
         outcome = lifecycle.override_assumption(self.tracker, self.config, id, number, text, actor)
         filed = Filed.of(outcome)
-        return filed._told(f"{filed.action} {filed.id}: assumption {number} overridden")
+        return filed._told(f"{filed.action} {filed.id}: assumption {number} overridden", {"id": None, "action": None})
 
     # -- the planner ----------------------------------------------------------------------------
     def cite(
@@ -973,8 +1002,13 @@ class Backlog:
         if not isinstance(tracker, Syncing):
             raise InvalidInput("sync shares the embedded git backlog; on GitHub the issues are already shared")
         result = tracker.sync(remote)
-        synced = Synced(remote=remote, action=result.action, ignored=list(result.ignored))
-        return synced._told(f"{self.config.backlog_ref} <-> {remote}: {result.summary()}")
+        synced = Synced(
+            remote=remote,
+            action=result.action,
+            ignored=list(result.ignored),
+            conflicts=[c.as_dict() for c in result.conflicts],
+        )
+        return synced._told(f"{self.config.backlog_ref} <-> {remote}: {result.summary()}", {"remote": None})
 
     @staticmethod
     def schema() -> dict[str, Any]:
@@ -1004,7 +1038,8 @@ class Backlog:
         requested = Requested(id=decision.id, command=text, by=actor.login, comment=url, **_location(location))
         return requested._told(
             f"requested {decision.id}: posted {text!r} as {actor.login} on {_where(location)}; parkbot records it "
-            f"when the comment's event reaches its workflow (follow it with `parkbot wait {decision.id}`)"
+            f"when the comment's event reaches its workflow (follow it with `parkbot wait {decision.id}`)",
+            {"id": None, "command": None, "by": None, **_LOCATION},
         )
 
     def _filer(self) -> str | None:
@@ -1031,7 +1066,7 @@ class Backlog:
         try:
             return self.tracker.actor(by)
         except InvalidInput as exc:
-            raise InvalidInput(f"say who {verb} with --by LOGIN (or PARKBOT_ACTOR): {exc.message}") from None
+            raise InvalidInput(f"parkbot cannot tell who {verb}: {exc.message}", step="name_actor") from None
 
 
 def _location_of(result: _Located) -> Location:
@@ -1045,9 +1080,11 @@ def check_inventory(tracker: Tracker, result: Done | Failed) -> Inventory:
     filing.check_inventory(tracker, result)
     if result.none:
         return Inventory(origin=result.origin, status=result.status, none=True, decisions=[])._told(
-            f"{result.origin}: {result.status}, no decisions surfaced (stated explicitly)"
+            f"{result.origin}: {result.status}, no decisions surfaced (stated explicitly)",
+            {"origin": None, "status": None, "none": None},
         )
     ids = result.decision_ids()
     return Inventory(origin=result.origin, status=result.status, none=False, decisions=ids)._told(
-        f"{result.origin}: {result.status}, {len(ids)} decision(s) surfaced, all in the backlog"
+        f"{result.origin}: {result.status}, {len(ids)} decision(s) surfaced, all in the backlog",
+        {"origin": None, "status": None},
     )

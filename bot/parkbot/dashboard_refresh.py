@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from parkbot.core import dashboard_index
+from parkbot.core import dashboard_index, lifecycle
+from parkbot.core.config import Config
 from parkbot.core.dashboard_index import Changed, DashboardIndex
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import Decision, LogEntry, utcnow
@@ -81,14 +82,14 @@ def recount_index(decisions: Iterable[Decision], events: Iterable[LogEntry], now
     return dashboard_index.recount(decisions, now=now, figures=figures_of(report, now).model_dump(mode="json"))
 
 
-def render_current(tracker: Tracker, *, now: datetime | None = None) -> tuple[str, DashboardIndex]:
+def render_current(tracker: Tracker, config: Config, *, now: datetime | None = None) -> tuple[str, DashboardIndex]:
     """Read the backlog and render the text a recount would write (any backend, nothing written)."""
     now = now or utcnow()
-    index = recount_index(tracker.iter_decisions(), logged_events(tracker), now)
+    index = recount_index(lifecycle.decisions(tracker, config), logged_events(tracker), now)
     return render_body(index, now), index
 
 
-def recount_dashboard(tracker: Tracker, *, now: datetime | None = None) -> DashboardOutcome:
+def recount_dashboard(tracker: Tracker, config: Config, *, now: datetime | None = None) -> DashboardOutcome:
     """Bring the dashboard issue up to date from every decision: created once, edited only when it changed.
 
     A repository with no decision at all gets no dashboard until its first one (the scheduled
@@ -100,7 +101,7 @@ def recount_dashboard(tracker: Tracker, *, now: datetime | None = None) -> Dashb
             "(or `parkbot dashboard --print` to see its text from any backend)"
         )
     now = now or utcnow()
-    decisions = list(tracker.iter_decisions())
+    decisions = list(lifecycle.decisions(tracker, config))
     index = recount_index(decisions, logged_events(tracker), now)
     return _write(tracker, index, now, create=bool(decisions), mode="recount")
 

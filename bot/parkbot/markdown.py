@@ -67,6 +67,37 @@ def literal(text: str) -> str:
     return escape_markdown(one)
 
 
+_URL = re.compile(r"(?i)\b(?:https?://|ftp://|www\.)\S+")
+
+
+def inert(text: str) -> str:
+    """Untrusted text in a body parkbot posts in its own name: read as written, nothing live in it.
+
+    Lines are kept, but every Markdown character is escaped (no heading, emphasis, link, image or
+    list), addresses GitHub would link by themselves go in code spans, and no HTML or mention survives:
+    an agent's question cannot put a live link, an image or a heading under parkbot's name.
+    """
+    out = []
+    for line in text.split("\n"):
+        body = line.lstrip()
+        pieces: list[str] = [line[: len(line) - len(body)]]
+        last = 0
+        for match in _URL.finditer(body):
+            pieces.append(_inert_words(body[last : match.start()], start=last == 0))
+            pieces.append(code_span(match.group(0)))
+            last = match.end()
+        pieces.append(_inert_words(body[last:], start=last == 0))
+        out.append("".join(pieces))
+    return "\n".join(out)
+
+
+def _inert_words(text: str, *, start: bool) -> str:
+    escaped = _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+    if start:  # a list marker counts only at the start of a line
+        escaped = _LIST_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", escaped)
+    return escape_markdown(escaped)
+
+
 def link(label: str, url: str | None) -> str:
     """``[label](url)`` for an ``http(s)`` URL without spaces or brackets; ``label`` alone otherwise.
 

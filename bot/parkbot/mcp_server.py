@@ -43,7 +43,7 @@ from parkbot.api import (
     wait_for_answer,
 )
 from parkbot.core.durations import Duration
-from parkbot.core.errors import InvalidInput, ParkbotError
+from parkbot.core.errors import InvalidInput, ParkbotError, with_step
 from parkbot.core.models import DECISION_ID_REGEX, MAX_ID_LENGTH, describe_validation_error, result_json_schema
 
 SERVER_NAME = "parkbot"
@@ -185,7 +185,7 @@ def _args(model: type[_Args], arguments: dict[str, Any]) -> Any:
     try:
         return model.model_validate(arguments)
     except ValidationError as exc:
-        raise InvalidInput(describe_validation_error(exc, "arguments")) from None
+        raise InvalidInput(describe_validation_error(exc, "arguments", model.model_fields)) from None
 
 
 def _park_schema() -> dict[str, Any]:
@@ -379,8 +379,26 @@ def _success(data: dict[str, Any]) -> types.CallToolResult:
     )
 
 
+#: The next step of a failure, in the words of the tools and their arguments (the core's messages use no
+#: surface's syntax; the command line adds ``parkbot ...`` commands, GitHub replies ``/decide ...``).
+STEPS = {
+    "check_id": "the list tool gives the ids",
+    "gate_target": "give exactly one of the arguments pr and ref",
+    "pr_on_github": "give ref (a branch) instead; pull requests need a server started on GitHub "
+    "(PARKBOT_BACKEND=github)",
+    "other_backend": "or start the server inside a git repository, or on GitHub (PARKBOT_BACKEND=github)",
+}
+
+
+def mcp_message(exc: ParkbotError) -> str:
+    """The message of a tool error: the core's, and the next step (by its ``step``) in terms of tools and arguments."""
+    return with_step(exc.message, STEPS.get(exc.step or ""))
+
+
 def _failure(exc: ParkbotError) -> types.CallToolResult:
-    error = {"error": exc.reason, "message": exc.message, "exit_code": int(exc.exit_code)}
+    error: dict[str, Any] = {"error": exc.reason, "message": mcp_message(exc), "exit_code": int(exc.exit_code)}
+    if exc.suggestions:
+        error["did_you_mean"] = list(exc.suggestions)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(error, indent=2))],
         structured_content=error,

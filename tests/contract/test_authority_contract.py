@@ -142,7 +142,7 @@ def test_without_a_hierarchy_a_stranger_is_told_who_may_act_and_an_owner_that_es
         lifecycle.escalate(harness.tracker, flat, DID, Actor("alice"), now=NOW)
     assert (owner.value.reason, owner.value.exit_code) == ("no_hierarchy", 3)
     assert owner.value.message == (
-        "escalation is not available here: the configuration (.github/parkbot.yml) has no hierarchy. "
-        "Answer the question, or answer with an explicit default (/default <option>)."
+        "escalation is not available here: the configuration has no hierarchy. "
+        "Answer the question, or answer with an explicit default."
     )
     assert harness.tracker.find(DID).owner == "alice"

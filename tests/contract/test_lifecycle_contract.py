@@ -13,6 +13,8 @@ from parkbot.core.errors import BackendFailure, InvalidInput, NotFound, Refused
 from parkbot.core.models import NeedsInput, parse_result
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+#: Runs in signed-answers mode too (see conftest): the git backlog with require_signed and real keys.
+SIGNED_MODE = True
 
 
 def result(**changes: Any) -> NeedsInput:
@@ -52,6 +54,11 @@ class FailOnce:
             raise BackendFailure(f"injected failure in {name}")
 
         return fail
+
+
+def act_as(h: Any, login: str) -> None:
+    """Whoever acts next signs with their own key, where the harness signs (signed-answers mode)."""
+    getattr(h, "act_as", lambda _login: None)(login)
 
 
 def park(h: Any, **changes: Any) -> lifecycle.ParkOutcome:
@@ -199,6 +206,22 @@ def test_trailer_links_block_until_resolved(harness: Any) -> None:
     assert lifecycle.gate(harness.tracker, harness.config, target).state == "open"
 
 
+def test_a_trailer_naming_a_decision_nobody_can_find_blocks_and_says_why(harness: Any) -> None:
+    """Fail closed on every backend: a link parkbot cannot follow is never a green gate."""
+    target = harness.make_dependent("agent/missing")
+    park(harness)
+    harness.link_by_trailer(target, "billing-42-decision-nothing")
+    gate = lifecycle.gate(harness.tracker, harness.config, target)
+    assert gate.state == "blocked"
+    (blocker,) = gate.blocking
+    assert blocker.id == "billing-42-decision-nothing"
+    assert blocker.state == "open"
+    assert blocker.blocking is True
+    said = " ".join([*blocker.problems, blocker.title, blocker.question])
+    assert "not" in said
+    assert "found" in said or "backlog" in said
+
+
 def test_a_dependent_stays_blocked_while_another_decision_is_open(harness: Any) -> None:
     target = harness.make_dependent("agent/two")
     park(harness, dependents=[target])
@@ -254,6 +277,7 @@ def test_escalation_moves_exactly_one_level_up(harness: Any) -> None:
     with pytest.raises(Refused) as sideways:
         lifecycle.escalate(harness.tracker, harness.config, stored.id, Actor("carol"), to="bob")
     assert sideways.value.reason == "not_upward"
+    act_as(harness, "carol")
     lifecycle.escalate(harness.tracker, harness.config, stored.id, Actor("carol"), now=NOW)
     with pytest.raises(Refused) as top:
         lifecycle.escalate(harness.tracker, harness.config, stored.id, Actor("dana"))
@@ -261,7 +285,9 @@ def test_escalation_moves_exactly_one_level_up(harness: Any) -> None:
     assert harness.tracker.find(stored.id).chain() == ["alice", "carol", "dana"]
     with pytest.raises(Refused):
         resolve(harness, by="alice")  # the question moved up; alice is below its owner now
+    act_as(harness, "dana")
     assert resolve(harness, by="dana").action == "resolved"
+    assert harness.tracker.find(stored.id).state == "resolved"
 
 
 def test_listing_filters_by_state(harness: Any) -> None:

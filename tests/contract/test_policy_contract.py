@@ -87,9 +87,13 @@ def test_return_to_requester_only_for_interactive_runs(harness: Any) -> None:
     with pytest.raises(Refused, match="not interactive"):
         lifecycle.return_to_requester(harness.tracker, harness.config, did, Actor("alice"))
     did2 = ask(harness, "b", requester="erin").decision.id
-    moved = lifecycle.return_to_requester(harness.tracker, harness.config, did2, Actor("alice"))
+    with pytest.raises(Refused) as unlisted:  # the agent's word alone hands the question to nobody
+        lifecycle.return_to_requester(harness.tracker, harness.config, did2, Actor("alice"))
+    assert unlisted.value.reason == "requester_not_allowed"
+    config = harness.config.model_copy(update={"requesters": ["erin"]})
+    moved = lifecycle.return_to_requester(harness.tracker, config, did2, Actor("alice"))
     assert moved.decision.owner == "erin"
-    assert lifecycle.resolve(harness.tracker, harness.config, did2, "full_original", Actor("erin")).action == "resolved"
+    assert lifecycle.resolve(harness.tracker, config, did2, "full_original", Actor("erin")).action == "resolved"
 
 
 def test_default_answer_is_visible_as_an_assumption_everywhere(harness: Any) -> None:

@@ -200,6 +200,8 @@ def _check_title_body(body: dict[str, Any], *, title_required: bool) -> tuple[st
 def _issue(fake: FakeGitHub, ctx: Ctx) -> Issue:
     iss = fake.issues.get(ctx.number())
     if iss is None:
+        if fake.gone.get(ctx.number()) == "deleted":
+            raise ApiError(410, "This issue was deleted")
         raise ApiError.not_found()
     return iss
 

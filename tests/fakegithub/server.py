@@ -210,6 +210,8 @@ class FakeGitHub:
         self.users: dict[str, User] = {}
         self.labels: dict[str, Label] = {}  # lower-cased name -> label
         self.issues: dict[int, Issue] = {}  # number -> issue or PR
+        #: Issue numbers that left the repository: ``deleted`` (410 Gone) or ``transferred`` (404 here).
+        self.gone: dict[int, str] = {}
         self.comments: dict[int, Comment] = {}
         self.commits: dict[str, Commit] = {}
         self.branches: dict[str, str] = {}
@@ -407,6 +409,22 @@ class FakeGitHub:
         if state == "closed":
             iss.state, iss.state_reason, iss.closed_at, iss.closed_by = "closed", "completed", now, author
         self.issues[number] = iss
+        return iss
+
+    def remove_issue(self, number: int, how: str) -> Issue:
+        """Delete an issue (``how="deleted"``, as an admin may) or transfer it to another repository
+        (``"transferred"``, as a writer of both may): it, its comments and the native dependencies on it
+        leave this repository. REST then answers 410 Gone for a deleted issue and 404 for a transferred
+        one (GitHub's answer when the token cannot read the repository it went to); GraphQL finds neither.
+        """
+        if how not in ("deleted", "transferred"):
+            raise ValueError("how is 'deleted' or 'transferred'")
+        iss = self.issues.pop(number)
+        self.gone[number] = how
+        for cid in [cid for cid, c in self.comments.items() if c.issue_number == number]:
+            del self.comments[cid]
+        for other in self.issues.values():
+            other.blocked_by = [i for i in other.blocked_by if i != iss.id]
         return iss
 
     def add_comment(self, number: int, body: str, author: str = "dev") -> Comment:

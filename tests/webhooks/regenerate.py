@@ -116,7 +116,7 @@ COMMON: Spec = {
 }
 EVENT_SPECS: dict[str, Spec] = {
     "issue_comment": {**COMMON, "issue": ISSUE, "comment": COMMENT},
-    "issues": {**COMMON, "issue": ISSUE},
+    "issues": {**COMMON, "issue": ISSUE, "label": LABEL},
     "pull_request": {**COMMON, "number": True, "pull_request": PULL},
     "push": {
         **COMMON,
@@ -196,6 +196,9 @@ WANTED: tuple[tuple[str, str | None], ...] = (
     ("pull_request", "reopened"),
     ("push", None),
     ("issues", "reopened"),
+    ("issues", "unlabeled"),
+    ("issues", "transferred"),
+    ("issues", "deleted"),
     ("merge_group", "checks_requested"),
     ("check_run", "rerequested"),
     ("status", None),

@@ -172,6 +172,27 @@ class LazyGroup(click.Group):
         self.commands[cmd_name] = command
         return command
 
+    def json_to_command(self, argv: list[str]) -> list[str]:
+        """``parkbot --json list`` is ``parkbot list --json`` (as ``gh`` allows): a ``--json`` before the command
+        name moves to the command, when that command takes ``--json``; otherwise it stays where it was."""
+        start = 0
+        while start < len(argv) and argv[start].startswith("-") and argv[start] != "--":
+            start += 1
+        if "--json" not in argv[:start]:
+            return argv
+        ctx = click.Context(self)
+        command: click.Command = self
+        end = start
+        while isinstance(command, click.Group) and end < len(argv):
+            found = command.get_command(ctx, argv[end])
+            if found is None:
+                break
+            command, end = found, end + 1
+        if command is self or not any("--json" in param.opts for param in command.params):
+            return argv
+        leading = [arg for arg in argv[:start] if arg != "--json"]
+        return [*leading, *argv[start:end], "--json", *argv[end:]]
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from the table, without importing a single command."""
         names = self.list_commands(ctx)
@@ -193,7 +214,7 @@ class LazyGroup(click.Group):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
-        argv = list(sys.argv[1:] if args is None else args)
+        argv = self.json_to_command(list(sys.argv[1:] if args is None else args))
         options = argv[: argv.index("--")] if "--" in argv else argv
         as_json = "--json" in options
         try:

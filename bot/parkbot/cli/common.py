@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 import click
 
+from parkbot.cli.messages import cli_message, error_object
 from parkbot.core.errors import ExitCode, ParkbotError
+from parkbot.terminal import printable
 
 if TYPE_CHECKING:
     from parkbot.api import Backlog
@@ -129,7 +131,7 @@ def json_option(func: F) -> F:
 
 def emit(state: State, data: dict[str, Any], text: str) -> None:
     """JSON for machines with ``--json``, else the readable text."""
-    click.echo(json.dumps(data, indent=2, default=str) if state.as_json else text)
+    click.echo(json.dumps(data, indent=2, default=str) if state.as_json else printable(text))
 
 
 def show(state: State, result: Printable) -> None:
@@ -139,16 +141,12 @@ def show(state: State, result: Printable) -> None:
         sys.exit(int(result.exit_code))
 
 
-def error_object(exc: ParkbotError) -> dict[str, Any]:
-    """The one shape of every failure with ``--json`` (documented in docs/cli.md)."""
-    return {"error": exc.reason, "message": exc.message, "exit_code": int(exc.exit_code)}
-
-
 def fail(exc: ParkbotError, *, as_json: bool) -> NoReturn:
-    """Report an understood failure: one JSON object with ``--json``, a readable message on stderr always."""
+    """Report an understood failure: one JSON object with ``--json``, a readable message on stderr always
+    (the core's message with the next step as a ``parkbot`` command, see :mod:`parkbot.cli.messages`)."""
     if as_json:
         click.echo(json.dumps(error_object(exc), indent=2))
-    click.echo(f"parkbot: {exc.message}", err=True)
+    click.echo(f"parkbot: {printable(cli_message(exc))}", err=True)
     sys.exit(int(exc.exit_code))
 
 

@@ -13,6 +13,7 @@ import click
 from parkbot.cli.common import State, backend_options, by_option, show, whole_scan
 from parkbot.cli.params import MomentType
 from parkbot.core.errors import InvalidInput
+from parkbot.terminal import printable
 
 if TYPE_CHECKING:
     from parkbot.api import Awaiting, ListState
@@ -43,7 +44,8 @@ def park(state: State, result: str) -> None:
 
     The decision's id is derived (<origin>-decision-<key>), so filing the same result again updates
     the same item (action "updated" or "unchanged") instead of creating another. A different title
-    under the same id, or a decision that is already resolved, is refused (exit 3).
+    under the same id, or a decision that is already resolved, is refused (exit 3), and so is a
+    re-filing that lowers "blocking" to false (blocking_lowered): blocking only goes up.
 
     A done_with_assumptions result becomes a non-blocking review item. A done/failed result carries
     the run's decision inventory; it is checked against the backlog (an empty list must say
@@ -180,7 +182,7 @@ def list_(
     if state.as_json:
         echo_parts(printed.json_parts())
     else:
-        click.echo(printed.text())
+        click.echo(printable(printed.text()))
 
 
 def echo_parts(parts: Iterable[str], *, batch: int = 1 << 16) -> None:
@@ -244,6 +246,10 @@ def sync(state: State, remote: str) -> None:
     otherwise the later update wins; log lines are united) and pushes
     with a lease, retrying if someone pushed meanwhile. Plain `git push origin refs/parkbot/backlog`
     works too when only one machine writes.
+
+    No answer is lost: when two machines answered a decision differently, the earlier answer stands,
+    the other is listed under "conflicts" (exit 3) and kept in the history, and `parkbot show` names
+    it until an owner confirms the answer that stands by giving it again.
 
     \b
     Example:

@@ -32,11 +32,11 @@ def dashboard(state: State, print_only: bool) -> None:
     """
     tracker = state.backend.tracker
     if print_only:
-        body, index = render_current(tracker)
+        body, index = render_current(tracker, state.backend.config)
         data = {"open": index.open_count, "body": body}
         emit(state, data, body)
         return
-    outcome = recount_dashboard(tracker)
+    outcome = recount_dashboard(tracker, state.backend.config)
     if outcome.action == "absent":
         text = "no decision yet: no dashboard issue was created"
     else:

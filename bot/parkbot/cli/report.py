@@ -12,11 +12,13 @@ import click
 
 from parkbot.cli.common import State, backend_options, whole_scan
 from parkbot.cli.params import MomentType
+from parkbot.core import lifecycle
 from parkbot.core.durations import moment
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import LogEntry, utcnow
 from parkbot.core.tracker import Tracker
 from parkbot.report import FORMATS, run_report
+from parkbot.terminal import printable
 
 T = TypeVar("T")
 #: The format an --output file's extension names, when --format does not say.
@@ -89,9 +91,11 @@ def report(state: State, since: datetime, fmt: str | None, output: str | None) -
     elif state.as_json and fmt != "json":
         raise InvalidInput(f"--json asks for JSON but --format is {fmt}; give one of them")
     tracker = state.backend.tracker
-    decisions = with_progress(tracker.iter_decisions(), "Reading decisions")
+    decisions = with_progress(lifecycle.decisions(tracker, state.backend.config), "Reading decisions")
     with whole_scan():
-        text = run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url)
+        text = printable(
+            run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url)
+        )
     if output is None:
         click.echo(text, nl=False)
         return

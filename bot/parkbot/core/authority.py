@@ -13,7 +13,10 @@ here take authority only from what the backend can vouch for:
   they are: that is the agent's own change asking for its own answer;
 * with ``answers.require_signed``, an answer or escalation counts only when the backend proved who
   signed it (:class:`~parkbot.core.models.Proof`) and the signer is an owner at that point
-  (:func:`verified`); otherwise the decision reads as open, with the reason in ``problems``.
+  (:func:`verified`); otherwise the decision reads as open, with the reason in ``problems``. The same
+  holds for every state change that would open a gate: ``resolved`` counts only with such an answer
+  (never without one), and ``blocking: false`` only when a signed filing vouches for it
+  (:attr:`~parkbot.core.models.Decision.blocking_proof`); otherwise the decision reads as blocking.
 """
 
 from __future__ import annotations
@@ -107,6 +110,17 @@ def _who(proof: Proof | None, fallback: str) -> str:
     return f"{proof.signer} (not an owner)"
 
 
+def _vouched(proof: Proof | None) -> bool:
+    """A state change that opens a gate counts when a listed key signed the commit that made it."""
+    return proof is not None and proof.good and bool(proof.signer)
+
+
+def _why(proof: Proof | None) -> str:
+    if proof is None:
+        return "no signed commit vouches for it"
+    return proof.detail or "signature does not verify"
+
+
 def requires_signatures(tracker: Tracker, config: Config) -> bool:
     """Whether this backend's records must prove their signer (``answers.require_signed`` where it applies)."""
     return config.answers.require_signed and isinstance(tracker, SignedRecords) and tracker.verifies_signatures()
@@ -156,4 +170,30 @@ def verified(decision: Decision, config: Config) -> Decision:
     if answer is not None and not _signed_by_owner(answer.proof, signers):
         problems.append(f"unverified answer by {_who(answer.proof, answer.by)}")
         result = result.model_copy(update={"state": "open", "answer": None})
+    elif answer is None and result.state == "resolved":
+        problems.append(
+            "unverified resolution: marked resolved without an answer (only an owner's signed answer resolves it)"
+        )
+        result = result.model_copy(update={"state": "open"})
+    if (
+        result.kind == "decision"
+        and result.state != "resolved"
+        and not result.blocking
+        and not _vouched(result.blocking_proof)
+    ):
+        problems.append(f"unverified blocking: false ({_why(result.blocking_proof)}): it blocks until answered")
+        result = result.model_copy(update={"blocking": True})
     return result.with_problems(problems) if problems != list(decision.problems) else result
+
+
+def named_in_config(config: Config, login: str) -> bool:
+    """Whether ``login`` may own a question by the configuration alone: named as an owner or in the
+    hierarchy, or the configuration names a team (membership is then only known by asking).
+
+    A commenter with no association to the repository who is not named here cannot answer anything
+    (no role, not an owner), so its command is ignored before anything is read or written.
+    """
+    named = [config.owners.default or "", *config.owners.origins.values()]
+    named += [*config.hierarchy.keys(), *config.hierarchy.values()]
+    wanted = login.casefold().lstrip("@")
+    return any(n.casefold().lstrip("@") == wanted or "/" in n for n in named if n)

@@ -237,6 +237,11 @@ class Config(_Section):
     closed_without_answer: Literal["reopen", "abandon"] = Field(
         default="reopen", description="What happens when a person closes a decision issue without an answer."
     )
+    requesters: list[str] = Field(
+        default_factory=list,
+        description="Who may be the requester of an interactive run: /return hands a question to the requester "
+        "the agent names only when it is one of these (none: /return is refused).",
+    )
     agent_branches: list[str] = Field(
         default_factory=lambda: ["agent/**"],
         description="Branches that must carry decisions or an explicit inventory; ** crosses /, * does not.",
@@ -259,6 +264,10 @@ class Config(_Section):
         default=None, description="An agent that answers from cited sources before a person is asked."
     )
     identity: Identity = Field(default_factory=Identity)
+
+    def may_request(self, who: str | None) -> bool:
+        """Whether ``who`` (what an agent stated as its run's requester) may be handed a question."""
+        return who is not None and who.strip().casefold() in {r.strip().casefold() for r in self.requesters}
 
     @field_validator("hierarchy")
     @classmethod

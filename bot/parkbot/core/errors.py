@@ -6,6 +6,7 @@ never shows a stack trace for a condition it understands.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 
 
@@ -20,17 +21,37 @@ class ExitCode(IntEnum):
 
 
 class ParkbotError(Exception):
-    """Base class: a message meant for a person, and the exit code for a machine."""
+    """Base class: a message meant for a person, and the exit code for a machine.
+
+    The message is plain text, in no surface's syntax: each surface (the command line, a reply on
+    GitHub, an MCP tool error) adds the next step in its own commands, chosen by ``step`` and the
+    ``decision`` it is about (see ``parkbot.cli.messages``, ``parkbot.events.replies`` and
+    ``parkbot.mcp_server``).
+    """
 
     exit_code: ExitCode = ExitCode.INVALID
     #: A short machine-readable reason, shown in ``--json`` output.
     reason: str = "error"
 
-    def __init__(self, message: str, *, reason: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str | None = None,
+        step: str | None = None,
+        decision: str | None = None,
+        suggestions: Sequence[str] = (),
+    ) -> None:
         super().__init__(message)
         self.message = message
         if reason is not None:
             self.reason = reason
+        #: What the person can do next, as a code each surface words in its own commands (None: nothing to add).
+        self.step = step
+        #: The decision the failure is about, for a surface's next step.
+        self.decision = decision
+        #: The closest existing decision ids, for a mistyped one (already named in the message).
+        self.suggestions = tuple(suggestions)
 
 
 class InvalidInput(ParkbotError):
@@ -67,3 +88,19 @@ class ConcurrentChange(BackendFailure):
     """
 
     reason = "concurrent_change"
+
+
+class ContentChanged(ConcurrentChange):
+    """The question or options changed between reading the decision and recording an answer to it: the
+    answer is refused (never applied to text the owner did not read), not retried."""
+
+    reason = "options_changed"
+
+
+def with_step(message: str, step: str | None) -> str:
+    """``message`` followed by the next step a surface words in its own commands (nothing without one)."""
+    if not step:
+        return message
+    if message.endswith((".", "?", "!")):
+        return f"{message} {step[:1].upper()}{step[1:]}."
+    return f"{message}; {step}"

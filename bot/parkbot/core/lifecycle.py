@@ -9,6 +9,7 @@ exactly the same rules and the rules are tested without either.
 | same id, same title                | updated in place (``updated``/``unchanged``), never twice    |
 | same id, different title           | refused (identity collision), nothing written               |
 | same id, already resolved          | refused: a resolved decision stays resolved                 |
+| same id, ``blocking`` lowered       | refused (``blocking_lowered``): blocking only goes up        |
 | owner answers                      | record -> point dependents -> clear blocking -> close       |
 | a step fails midway                | stays open; the same answer again completes the rest        |
 | a different answer after one       | refused, quoting the recorded answer                        |
@@ -17,20 +18,22 @@ exactly the same rules and the rules are tested without either.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from parkbot.core import authority
+from parkbot.core import authority, suggest
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
-from parkbot.core.errors import ConcurrentChange, InvalidInput, NotFound, Refused
+from parkbot.core.errors import ConcurrentChange, ContentChanged, InvalidInput, NotFound, Refused
 from parkbot.core.identity import check_decision_id
 from parkbot.core.identity import decision_id as derive_id
 from parkbot.core.models import (
     Answer,
     AnswerKind,
     Decision,
+    DecisionState,
     DoneWithAssumptions,
     Escalation,
     LogEntry,
@@ -39,10 +42,20 @@ from parkbot.core.models import (
     utcnow,
 )
 from parkbot.core.policy import budget_refusal, find_precedent
-from parkbot.core.tracker import BacklogHints, DependentState, GateResult, Location, Pollable, PollToken, Tracker
+from parkbot.core.tracker import (
+    BacklogHints,
+    ConflictingAnswers,
+    DependentState,
+    GateResult,
+    Location,
+    Pollable,
+    PollToken,
+    SharedCommits,
+    Tracker,
+)
 
 ParkAction = Literal["created", "updated", "unchanged"]
-ResolveAction = Literal["resolved", "completed", "unchanged"]
+ResolveAction = Literal["resolved", "completed", "unchanged", "confirmed"]
 #: How the owner answered: ``decide`` names an option, ``answer`` gives text, ``default`` an assumption.
 Command = Literal["decide", "answer", "default", "auto"]
 
@@ -119,6 +132,8 @@ def merge_refiling(existing: Decision, incoming: Decision, now: datetime) -> Dec
     )
     if merged.content_key() != existing.content_key() or existing.state != "open":
         merged = merged.model_copy(update={"updated_at": now})
+    if merged.content_digest() != existing.content_digest():
+        merged = merged.model_copy(update={"content_changed_at": now})
     return merged
 
 
@@ -171,11 +186,38 @@ def _file_once(tracker: Tracker, config: Config, incoming: Decision, now: dateti
             "resolved. File a new question under another key if the situation changed.",
             reason="resolved",
         )
+    lowered = blocking_lowered(existing, incoming)
+    if lowered is not None:
+        raise lowered
     merged = merge_refiling(existing, incoming, now)
+    if merged.content_digest() != existing.content_digest() and existing.kind == "decision":
+        pending = authority.recorded_answer(tracker, config, existing)
+        if pending is not None:
+            raise Refused(
+                f"decision {incoming.id} is being answered ({pending.value!r} by {pending.by}); a re-filing may not "
+                "change its question or options now. Re-file it unchanged, or file a new question under another key.",
+                reason="answer_pending",
+            )
     changed = merged.content_key() != existing.content_key() or existing.state != "open"
     location = tracker.update(merged) if changed else tracker.location(existing)
     gates = _block(tracker, merged)
     return ParkOutcome(merged, "updated" if changed else "unchanged", location, gates)
+
+
+def blocking_lowered(existing: Decision, incoming: Decision) -> Refused | None:
+    """Blocking only goes up: a re-filing may make a question blocking, never optional again.
+
+    Otherwise the agent whose work waits for the answer could unblock its own dependents by re-filing
+    its question with ``blocking: false``. ``existing`` is the decision as verified (with signed answers an
+    unproven ``blocking: false`` already reads as blocking).
+    """
+    if existing.kind != "decision" or not existing.blocking or incoming.blocking:
+        return None
+    return Refused(
+        f"decision {incoming.id} is blocking, and a re-filing may not lower it to blocking: false (its dependents "
+        "wait for an owner's answer). Re-file it with blocking: true, or ask the owner to answer it.",
+        reason="blocking_lowered",
+    )
 
 
 def _block(tracker: Tracker, decision: Decision) -> list[GateResult]:
@@ -195,6 +237,7 @@ def _publish(tracker: Tracker, decision: Decision, states: list[DependentState])
         if state.note:
             result = GateResult(result.target, result.blocking, result.resolved, {"note": state.note})
         if state.publishable:
+            result = per_commit(tracker, config=None, result=result, current=decision)
             tracker.publish_gate(result)
         results.append(result)
     return results
@@ -239,8 +282,14 @@ def _checked_id(decision_id: str) -> str:
 def _found(did: str, decision: Decision | None, tracker: Tracker | None = None) -> Decision:
     if decision is None:
         hint = tracker.missing_hint() if isinstance(tracker, BacklogHints) else None
+        near = suggest.near_ids(did, tracker) if tracker is not None and hint is None else []
+        mean = f"; {suggest.did_you_mean(near)}" if near else ""
+        # With the backend's own hint (a backlog not fetched yet) a surface adds no "check the id" of its own.
         raise NotFound(
-            f"no decision {did} in this backlog" + (f": {hint}" if hint else " (check the id with `parkbot list`)")
+            f"no decision {did} in this backlog{mean}" + (f": {hint}" if hint else ""),
+            step=None if hint else "check_id",
+            decision=did,
+            suggestions=near,
         )
     return decision
 
@@ -251,8 +300,33 @@ def recorded_answer(tracker: Tracker, config: Config, decision: Decision) -> Ans
 
 
 def verify(tracker: Tracker, config: Config, decision: Decision) -> Decision:
-    """A decision as read, with only the authority its records prove (see :mod:`parkbot.core.authority`)."""
-    return authority.verified(decision, config) if authority.requires_signatures(tracker, config) else decision
+    """A decision as read, with only the authority its records prove (see :mod:`parkbot.core.authority`), and
+    the answers that conflicted with the one that stands named in ``problems``."""
+    if authority.requires_signatures(tracker, config):
+        decision = authority.verified(decision, config)
+    if decision.conflicting_answers and decision.answer is not None:
+        named = [
+            f"conflicting answer {a.value!r} by {a.by} at {a.at.isoformat()} (given on another copy of the backlog, "
+            f"kept in its history); the earlier answer {decision.answer.value!r} stands until an owner confirms it "
+            "by giving it again"
+            for a in decision.conflicting_answers
+        ]
+        decision = decision.with_problems([*decision.problems, *named])
+    return decision
+
+
+def decisions(tracker: Tracker, config: Config, state: DecisionState | None = None) -> Iterator[Decision]:
+    """The decisions as the core sees them: each with only the authority its records prove, filtered by the
+    state it *reads* as. Every reader (``list``, ``report``, ``dashboard``, MCP, the API) goes through here,
+    so a record that carries no authority reads the same everywhere.
+
+    A backend with signed records yields, for ``open``, the decisions stored as resolved too (their
+    resolution may not count); the filter here keeps those that read as open.
+    """
+    for stored in tracker.iter_decisions(state):
+        decision = verify(tracker, config, stored)
+        if state is None or decision.state == state:
+            yield decision
 
 
 def _read(tracker: Tracker, config: Config, did: str) -> Decision | None:
@@ -301,7 +375,7 @@ def _closest(decision: Decision, typed: str) -> str:
     return f"did you mean {meant!r}? "
 
 
-def help_text(decision: Decision) -> list[tuple[str, str]]:
+def help_text(decision: Decision, config: Config) -> list[tuple[str, str]]:
     """What the owner can type on this decision: (command, what it does), in the order to try them."""
     if decision.kind == "review":
         rows = [("/accept", "accept every stated assumption")]
@@ -312,8 +386,8 @@ def help_text(decision: Decision) -> list[tuple[str, str]]:
         rows.append(("/answer <your answer>", "answer in words"))
     rows += [(f"/default {o.id}", "the same, recorded as an explicit assumption") for o in decision.options[:1]]
     rows.append(("/escalate", "pass the question one level up the hierarchy"))
-    if decision.requester:
-        rows.append(("/return", f"hand it back to {decision.requester}, who started the run"))
+    if decision.requester and config.may_request(decision.requester):
+        rows.append(("/return", f"hand it back to {decision.requester} (stated by the agent), who started the run"))
     return rows
 
 
@@ -327,15 +401,23 @@ def resolve(
     command: Command = "auto",
     source: str | None = None,
     now: datetime | None = None,
+    seen_at: datetime | None = None,
 ) -> ResolveOutcome:
     """Record an answer and run the four resolution steps; safe to run again after any failure.
+
+    ``seen_at`` is when the owner gave the answer as the backend vouches for it (GitHub: the comment's
+    ``created_at``): an answer given before the question or options last changed is refused, and the
+    answer records the digest of the text it was judged against (:meth:`Decision.content_digest`), which
+    the backend checks again when it records it.
 
     Another writer may record an answer between our read and our write; the backend then raises
     :class:`ConcurrentChange` and the rules are applied again to what it recorded.
     """
     for attempt in range(1, PARK_ATTEMPTS + 1):
         try:
-            return _resolve_once(tracker, config, decision_id, value, by, command, source, now)
+            return _resolve_once(tracker, config, decision_id, value, by, command, source, now, seen_at)
+        except ContentChanged as exc:
+            raise Refused(OPTIONS_CHANGED.format(id=decision_id, what="you read them"), reason=exc.reason) from exc
         except ConcurrentChange:
             if attempt == PARK_ATTEMPTS:
                 raise
@@ -351,18 +433,34 @@ def _resolve_once(
     command: Command,
     source: str | None,
     now: datetime | None,
+    seen_at: datetime | None = None,
 ) -> ResolveOutcome:
-    decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, source, now)
-    unchanged = _already_answered(tracker, decision, recorded)
+    decision, answer, recorded = _judge_answer(tracker, config, decision_id, value, by, command, source, now, seen_at)
+    unchanged = _already_answered(tracker, decision, recorded, answer)
     if unchanged is not None:
         return unchanged
     action: ResolveAction = "completed" if recorded else "resolved"
     return _complete(tracker, decision, recorded or answer, action, answer.at)
 
 
-def _already_answered(tracker: Tracker, decision: Decision, recorded: Answer | None) -> ResolveOutcome | None:
-    """Resolved stays resolved: the same answer again is ``unchanged`` (a different one was refused already)."""
+OPTIONS_CHANGED = (
+    "the options changed after {what}; answer again: the question or options of {id} were changed by a "
+    "re-filing after that, so the answer is not applied to text you did not read. Read them again, then answer."
+)
+
+
+def _already_answered(
+    tracker: Tracker, decision: Decision, recorded: Answer | None, given: Answer | None = None
+) -> ResolveOutcome | None:
+    """Resolved stays resolved: the same answer again is ``unchanged`` (a different one was refused already),
+    or ``confirmed`` where it settles answers that conflicted with it (two owners on two copies)."""
     if decision.state == "resolved" and recorded is not None:
+        if decision.conflicting_answers and isinstance(tracker, ConflictingAnswers):
+            tracker.confirm_answer(decision, given or recorded)
+            settled = decision.with_conflicting_answers(()).with_problems(
+                [p for p in decision.problems if not p.startswith("conflicting answer")]
+            )
+            return ResolveOutcome(settled, "confirmed", recorded, tracker.location(decision))
         return ResolveOutcome(decision, "unchanged", decision.current_answer or recorded, tracker.location(decision))
     return None
 
@@ -376,18 +474,28 @@ def _judge_answer(
     command: Command,
     source: str | None,
     now: datetime | None,
+    seen_at: datetime | None = None,
 ) -> tuple[Decision, Answer, Answer | None]:
     """Every rule an answer must meet before anything is written: the decision, the answer, what is recorded."""
     decision = _load(tracker, config, decision_id)
+    changed = decision.content_changed_at
+    if seen_at is not None and changed is not None and seen_at < changed and decision.state == "open":
+        raise Refused(OPTIONS_CHANGED.format(id=decision.id, what="your comment"), reason="options_changed")
     if decision.state == "abandoned":
         raise Refused(
             f"decision {decision.id} was abandoned without an answer; re-file it to ask again", reason="abandoned"
         )
     if decision.kind == "review":
-        raise InvalidInput(f"{decision.id} is a review item: /accept its assumptions, or /override <n> <text>")
+        raise InvalidInput(
+            f"{decision.id} is a review item: accept its assumptions, or override one of them",
+            step="accept_or_override",
+            decision=decision.id,
+        )
     authority.authorize(tracker, config, decision, by)
     answer_value, kind = interpret_answer(decision, value, command)
-    answer = Answer(value=answer_value, kind=kind, by=by.login, at=now or utcnow(), source=source)
+    answer = Answer(
+        value=answer_value, kind=kind, by=by.login, at=now or utcnow(), source=source, digest=decision.content_digest()
+    )
     recorded = decision.answer if decision.state == "resolved" else authority.recorded_answer(tracker, config, decision)
     corrected = any(c.answer.same_answer(answer) for c in decision.corrections)  # a retry of a correction
     if recorded is not None and not recorded.same_answer(answer) and not corrected:
@@ -429,7 +537,7 @@ def act_command(tracker: Tracker, config: Config, decision_id: str, by: Actor, t
     decision = _load(tracker, config, decision_id)
     if decision.state != "open":
         raise Refused(
-            f"decision {decision.id} is {decision.state}; {text.split()[0]} acts on open ones", reason=decision.state
+            f"decision {decision.id} is {decision.state}; only open decisions are acted on", reason=decision.state
         )
     authority.authorize(tracker, config, decision, by)
     return decision
@@ -478,9 +586,37 @@ def linked(tracker: Tracker, config: Config, target: str) -> list[Decision]:
 
 def gate(tracker: Tracker, config: Config, target: str) -> GateResult:
     """Evaluate and publish the gate of one dependent (``#N`` or ``branch:<name>``)."""
-    result = evaluate_gate(target, linked(tracker, config, target))
+    result = per_commit(tracker, config, evaluate_gate(target, linked(tracker, config, target)))
     tracker.publish_gate(result)
     return result
+
+
+def per_commit(
+    tracker: Tracker, config: Config | None, result: GateResult, *, current: Decision | None = None
+) -> GateResult:
+    """The gate is per commit: an open result is published only when no other dependent at that commit waits.
+
+    Branch protection reads the newest check on a commit, whichever pull request it was published
+    for, so a second pull request opened at a blocked head must not turn that commit green. The
+    blockers of every dependent at the commit are named. ``current`` is a decision as this run has
+    just changed it (resolved), which its stored record may not show yet.
+    """
+    if result.blocking or not isinstance(tracker, SharedCommits):
+        return result
+    blockers: dict[str, Decision] = {}
+    waiting: list[str] = []
+    for other in tracker.sharing_commit(result.target):
+        found = tracker.linked_decisions(other) if config is None else linked(tracker, config, other)
+        if current is not None:
+            found = [current if d.id == current.id else d for d in found]
+        sibling = evaluate_gate(other, found)
+        if sibling.blocking:
+            waiting.append(other)
+            blockers.update((d.id, d) for d in sibling.blocking)
+    if not blockers:
+        return result
+    details = {**result.details, "same_commit": waiting}
+    return GateResult(result.target, tuple(blockers.values()), result.resolved, details)
 
 
 # --- escalate --------------------------------------------------------------------------------
@@ -520,17 +656,21 @@ def _judge_escalation(
     authority.authorize(tracker, config, decision, by)
     if not config.hierarchy:
         raise Refused(
-            "escalation is not available here: the configuration (.github/parkbot.yml) has no hierarchy. "
-            "Answer the question, or answer with an explicit default (/default <option>).",
+            "escalation is not available here: the configuration has no hierarchy. "
+            "Answer the question, or answer with an explicit default.",
             reason="no_hierarchy",
+            step="add_hierarchy_or_answer",
+            decision=decision.id,
         )
     owner = authority.current_owner(decision, config)
     above = config.above(owner)
     if above is None:
         raise Refused(
             f"{owner} is at the top of the hierarchy: nobody above can take {decision.id}. "
-            "Answer it, or answer with an explicit default (/default <option>).",
+            "Answer it, or answer with an explicit default.",
             reason="top_of_hierarchy",
+            step="answer_or_default",
+            decision=decision.id,
         )
     if to is not None and to.casefold() != above.casefold():
         raise Refused(
@@ -553,6 +693,13 @@ def return_to_requester(
             f"{decision.id} came from a run that is not interactive (no requester): answer it, escalate it, "
             "or answer with an explicit default",
             reason="not_interactive",
+        )
+    if not config.may_request(decision.requester):
+        raise Refused(
+            f"the agent stated {decision.requester!r} as the requester of {decision.id}'s run, but the configuration "
+            "does not name them among the requesters (`requesters:` in .github/parkbot.yml), so the question cannot "
+            "be handed to them: answer it, escalate it, or answer with an explicit default",
+            reason="requester_not_allowed",
         )
     owner = authority.current_owner(decision, config)
     hop = Escalation(kind="return", from_owner=owner, to_owner=decision.requester, by=by.login, at=now or utcnow())
@@ -604,7 +751,9 @@ def park_review(
 def _load_review(tracker: Tracker, config: Config, decision_id: str, by: Actor) -> Decision:
     decision = _load(tracker, config, decision_id)
     if decision.kind != "review":
-        raise InvalidInput(f"{decision.id} is a decision, not a review item: answer it with /decide")
+        raise InvalidInput(
+            f"{decision.id} is a decision, not a review item: answer it", step="answer", decision=decision.id
+        )
     authority.authorize(tracker, config, decision, by)
     return decision
 
@@ -711,14 +860,16 @@ def finish_resolution(
     if command is None:
         raise InvalidInput(
             f"{decision.id}: a {recorded.kind} answer is recorded but cannot be finished automatically; "
-            f"finish it with `parkbot resolve {decision.id} --answer ...`"
+            "an owner finishes it by answering again",
+            step="answer_again",
+            decision=decision.id,
         )
     return resolve(
         tracker, config, decision.id, recorded.value, actor, command=command, source=recorded.source, now=now
     )
 
 
-HandAction = Literal["ignored", "finished", "abandoned", "reopened", "closed_again", "revived"]
+HandAction = Literal["ignored", "finished", "abandoned", "reopened", "closed_again", "revived", "restored"]
 
 
 @dataclass(frozen=True)
@@ -735,9 +886,8 @@ class HandOutcome:
 
 REOPENED = (
     "{who} closed this decision without an answer, and a question is only settled by an answer (its dependents "
-    "stay blocked). Answer it with one of the commands above, or answer with an explicit default "
-    "(`/default <option>`). To give up on the question instead, set `closed_without_answer: abandon` in the "
-    "configuration."
+    "stay blocked). Answer it, or answer with an explicit default. To give up on the question instead, set "
+    "`closed_without_answer: abandon` in the configuration."
 )
 ABANDONED = "closed by {who} without an answer"
 CLOSED_AGAIN = (
@@ -797,3 +947,20 @@ def reopened_by_hand(
     location = tracker.update(revived)
     gates = [gate(tracker, config, target) for target in decision.dependents] if decision.blocking else []
     return HandOutcome("revived", revived, REVIVED.format(who=who), location, gates=gates)
+
+
+RESTORED = (
+    "{who} {what}. Labels only help find a decision; they never answer it, so nothing was unblocked: parkbot "
+    "put back what it could, and the dependents stay blocked until an owner answers here."
+)
+
+
+def index_changed_by_hand(tracker: Tracker, config: Config, decision: Decision, who: str, what: str) -> HandOutcome:
+    """Someone removed what indexes a decision (its labels): treated like a close without an answer.
+
+    The record is written back as it stands (its labels with it), and an open, blocking decision
+    links and blocks its dependents again (their labels too): the index is restored, nothing opens.
+    """
+    location = tracker.update(decision)
+    gates = _block(tracker, decision) if decision.state == "open" else []
+    return HandOutcome("restored", decision, RESTORED.format(who=who, what=what), location, gates=gates)

@@ -11,7 +11,7 @@ description lists them too.
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from functools import cache
 from typing import Annotated, Any, Literal, Self
@@ -40,6 +40,7 @@ from parkbot.core.identity import (
     decision_id,
     normalize_name,
 )
+from parkbot.core.suggest import closest, did_you_mean
 
 # Size limits: generous for real use, small enough that one result cannot exhaust a backend.
 MAX_QUESTION = 4_000
@@ -448,6 +449,17 @@ AgentResult = Annotated[Result, Field(discriminator="status")]
 _STATUSES = ("needs_input", "done_with_assumptions", "done", "failed")
 
 
+def _result_fields(status: Any) -> list[str]:
+    """The fields a result of ``status`` takes."""
+    models: dict[str, type[BaseModel]] = {
+        "needs_input": NeedsInput,
+        "done_with_assumptions": DoneWithAssumptions,
+        "done": Done,
+        "failed": Failed,
+    }
+    return list(models[status].model_fields)
+
+
 @cache
 def _result_adapter() -> TypeAdapter[Result]:
     """Built on first use, so commands that read no result do not pay for it."""
@@ -513,11 +525,15 @@ def result_json_schema() -> dict[str, Any]:
     }
 
 
-def describe_validation_error(exc: ValidationError, what: str) -> str:
-    """One line per problem, each naming the field path, e.g. ``options[1].id: duplicate ...``."""
+def describe_validation_error(exc: ValidationError, what: str, fields: Collection[str] = ()) -> str:
+    """One line per problem, each naming the field path, e.g. ``options[1].id: duplicate ...``.
+
+    An unknown top-level field gets the closest known one (``fields``, or a result's own fields).
+    """
     lines = []
     for error in exc.errors(include_url=False):
         loc = error.get("loc", ())
+        known = _result_fields(loc[0]) if loc and loc[0] in _STATUSES else fields
         # Discriminated unions put the tag first (``needs_input.question``); function validators add
         # their own step (``function-after[...]``): drop both.
         parts = [
@@ -531,9 +547,13 @@ def describe_validation_error(exc: ValidationError, what: str) -> str:
         message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
         kind = error.get("type")
         if kind == "extra_forbidden":
-            message = "unknown field (check the spelling; see `parkbot schema`)"
+            near = closest(path, known, n=1) if path and "." not in path and "[" not in path else []
+            message = f"unknown field; {did_you_mean(near)}" if near else "unknown field (check the spelling)"
         elif kind == "union_tag_invalid":
-            message = f"must be one of {sorted(_STATUSES)}"
+            # The tag is the field ``status``: name it, not the whole result.
+            near = closest(str((error.get("ctx") or {}).get("tag", "")), _STATUSES, n=1)
+            mean = f"; {did_you_mean(near)}" if near else ""
+            path, message = path or "status", f"must be one of {sorted(_STATUSES)}{mean}"
         elif kind == "union_tag_not_found":
             path, message = path or "status", f"missing: say which result this is, one of {sorted(_STATUSES)}"
         elif kind == "value_error" and not path:
@@ -627,6 +647,9 @@ class Answer(_Provable):
     citation: Citation | None = None
     sources: list[CitedSource] = Field(
         default_factory=list, description="A planner answer's checked sources (kind planner)."
+    )
+    digest: str | None = Field(
+        default=None, description="The question and options the answer was given against (Decision.content_digest)."
     )
 
     @property
@@ -784,13 +807,49 @@ class Decision(BaseModel):
     corrections: list[Correction] = Field(default_factory=list)
     created_at: datetime
     updated_at: datetime
+    #: When a re-filing last changed what the owner reads (question, options): an answer written before is
+    #: refused. None while the question is as first filed.
+    content_changed_at: datetime | None = None
     #: Why parts of the stored record carry no authority, as the backend or the core found them
     #: (edited by someone else, an unverified answer). Never stored: set on every read.
     _problems: tuple[str, ...] = PrivateAttr(default=())
+    #: Who vouched for ``blocking: false`` (a signed filing), where the backend proves records. Never stored.
+    _blocking_proof: Proof | None = PrivateAttr(default=None)
+    #: Answers owners gave on other clones that lost a sync to the earlier one, until an owner confirms it.
+    _conflicting: tuple[Answer, ...] = PrivateAttr(default=())
 
     @property
     def problems(self) -> tuple[str, ...]:
         return self._problems
+
+    @property
+    def blocking_proof(self) -> Proof | None:
+        return self._blocking_proof
+
+    def with_blocking_proof(self, proof: Proof | None) -> Self:
+        copy = self.model_copy()
+        copy._blocking_proof = proof
+        return copy
+
+    @property
+    def conflicting_answers(self) -> tuple[Answer, ...]:
+        return self._conflicting
+
+    def with_conflicting_answers(self, answers: tuple[Answer, ...] | list[Answer]) -> Self:
+        copy = self.model_copy()
+        copy._conflicting = tuple(answers)
+        return copy
+
+    def content_digest(self) -> str:
+        """A digest of what the owner reads before answering: the question and its options (ids and labels).
+
+        An answer records the digest it was given against, so an answer never binds to options rewritten
+        after the owner read them.
+        """
+        import hashlib
+
+        parts = [self.question, *(f"{o.id}\0{o.label}" for o in self.options), str(self.allow_free_text)]
+        return hashlib.sha256("\0\0".join(parts).encode("utf-8")).hexdigest()[:16]
 
     def with_problems(self, problems: tuple[str, ...] | list[str]) -> Self:
         copy = self.model_copy()

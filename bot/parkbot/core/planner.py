@@ -420,7 +420,11 @@ def accept(
     decision = lifecycle.answer_of(tracker, config, decision_id)
     step = decision.planner
     if step is None or step.answer is None:
-        raise InvalidInput(f"{decision.id} has no planner answer to accept")
+        raise InvalidInput(
+            f"{decision.id} is a decision with no planner answer to accept: answer it",
+            step="answer",
+            decision=decision.id,
+        )
     authority.authorize(tracker, config, decision, by)
     if step.review != "pending":
         answer = decision.current_answer or step.answer

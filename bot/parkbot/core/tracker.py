@@ -22,8 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from parkbot.core.merge import AnswerConflict
 from parkbot.core.models import Answer, Decision, LogEntry
 
 if TYPE_CHECKING:
@@ -307,11 +309,25 @@ class SyncResult:
 
     action: str
     ignored: tuple[str, ...] = ()
+    #: Answers that conflicted (two owners answered differently on two copies): the earlier stands.
+    conflicts: tuple[AnswerConflict, ...] = ()
 
     def summary(self) -> str:
-        if not self.ignored:
-            return self.action
-        return f"{self.action}; ignored {len(self.ignored)} unverified record(s): " + "; ".join(self.ignored)
+        text = self.action
+        if self.ignored:
+            text += f"; ignored {len(self.ignored)} unverified record(s): " + "; ".join(self.ignored)
+        if self.conflicts:
+            text += f"; {len(self.conflicts)} conflicting answer(s): " + "; ".join(c.message() for c in self.conflicts)
+        return text
+
+
+@runtime_checkable
+class ConflictingAnswers(Protocol):
+    """A backend where two copies can each record an answer (the git backlog, merged by ``sync``)."""
+
+    def confirm_answer(self, decision: Decision, answer: Answer) -> None:
+        """An owner confirmed the answer that stands: the conflicting answers are settled (they stay in history)."""
+        ...
 
 
 @runtime_checkable
@@ -358,6 +374,8 @@ class CommentRecord:
     body: str
     editor: str | None = None
     author_bot: bool = False
+    #: When the author wrote it, as the backend recorded it: an answer binds to the question as it was then.
+    created_at: datetime | None = None
 
 
 @runtime_checkable
@@ -392,9 +410,34 @@ class OwnIdentityRecords(Protocol):
 
 
 @runtime_checkable
+class DecisionIds(Protocol):
+    """Every stored decision's id, without reading the decisions (near-miss suggestions for a mistyped id)."""
+
+    def decision_ids(self) -> Iterator[str]: ...
+
+
+@runtime_checkable
 class BacklogHints(Protocol):
     """Why a lookup may come back empty although the item exists elsewhere (a backlog not fetched yet)."""
 
     def missing_hint(self) -> str | None:
         """What to do when nothing was found, or None when an empty answer needs no explanation."""
+        ...
+
+
+@runtime_checkable
+class IndexedDependents(Protocol):
+    """A backend that can name the dependents indexed under a decision it can no longer read."""
+
+    def indexed_dependents(self, decision_id: str) -> list[str]:
+        """The open dependents (``#N``) that carry the index of ``decision_id`` (its issue deleted or moved)."""
+        ...
+
+
+@runtime_checkable
+class SharedCommits(Protocol):
+    """A backend whose gates are published on commits that several dependents can share."""
+
+    def sharing_commit(self, target: str) -> list[str]:
+        """The other open dependents (``#N``) whose head is the commit ``target``'s gate is published on."""
         ...

@@ -5,7 +5,7 @@
 | ``issue_comment`` | created, edited | :mod:`~parkbot.events.comments` | the comment's command, on decision issues |
 | ``pull_request`` | opened, edited, synchronize, reopened | :mod:`~parkbot.events.pulls` | the gate on the PR |
 | ``push`` | (none) | :mod:`~parkbot.events.push` | result files on the pushed commit are parked |
-| ``issues`` | closed, reopened | :mod:`~parkbot.events.issues` | the record is kept truthful |
+| ``issues`` | closed, reopened, unlabeled, transferred, deleted | :mod:`~parkbot.events.issues` | the record is kept |
 | ``merge_group`` | checks_requested | :mod:`~parkbot.events.merge_group` | the gate on the merge-queue commit |
 | ``check_run`` | rerequested | :mod:`~parkbot.events.checks` | the PRs of parkbot's check, gated again |
 | ``status`` | (none) | :mod:`~parkbot.events.checks` | a hand-set ``parkbot/decisions`` evaluated again |

@@ -217,7 +217,7 @@ class Context:
         None when the backend keeps no dashboard. A failure is reported in the result, not raised:
         the event's own work is done by now, and the next reconcile tries again.
         """
-        return self._dashboard(lambda: recount_dashboard(self.tracker, now=self.now))
+        return self._dashboard(lambda: recount_dashboard(self.tracker, self.config, now=self.now))
 
     def patch_dashboard(self, changes: Sequence[Changed]) -> dict[str, Any] | None:
         """Patch the dashboard with the decisions this event changed (``parkbot.dashboard_refresh``), once per event.

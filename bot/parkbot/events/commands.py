@@ -36,7 +36,7 @@ from parkbot.core import planner as planner_rules
 from parkbot.core.authority import Actor
 from parkbot.core.commands import ANSWERING, Command, parse
 from parkbot.core.config import Config
-from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused
+from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused, with_step
 from parkbot.core.models import Decision
 from parkbot.core.tracker import (
     CommentReactions,
@@ -46,6 +46,7 @@ from parkbot.core.tracker import (
     ReactionContent,
     Tracker,
 )
+from parkbot.events.replies import github_step
 from parkbot.markdown import code_span, escape_markdown, table_cell
 from parkbot.trackers.github.render import read_marker
 
@@ -145,10 +146,10 @@ def _handle(
     author = actor.login
     key = str(comment_id)
 
-    def refuse(reason: str, message: str, decision_id: str | None = None) -> CommandResult:
+    def refuse(reason: str, message: str, decision_id: str | None = None, step: str | None = None) -> CommandResult:
         text = (
             f"{code_span(command.render())} from {code_span(author)} was not applied: "
-            f"{escape_markdown(message)}\n\nNothing was changed."
+            f"{with_step(escape_markdown(message), step)}\n\nNothing was changed."
         )
         tracker.reply(issue_number, key, text)
         return CommandResult("refused", reason, command, decision_id, message, replied=True)
@@ -158,22 +159,33 @@ def _handle(
     decision = tracker.decision_at(issue_number)
     if decision is None:
         return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
+    source = tracker.comment_url(issue_number, comment_id)
+    answer = decision.answer
+    if (
+        answer is not None
+        and answer.source == source
+        and (command.arg or "").strip().casefold() == answer.value.casefold()
+    ):
+        # This very comment, as it is, gave the recorded answer: a redelivery (or a re-run) is taken up once,
+        # silently. An edit into another answer is not this: it goes on, and is refused visibly.
+        return CommandResult("ignored", "already_taken_up", command, decision.id)
+    seen_at = None
     if isinstance(tracker, CommentRecords):
         record = tracker.comment_record(issue_number, comment_id)
+        seen_at = record.created_at if record is not None else None
         if record is not None and record.body != body and not record.editor and same_author(record, author):
             return CommandResult("ignored", "changed_since", command, decision.id)
         problem = authorship_problem(record, author)
         if problem is not None:
             return refuse("not_authorized", problem, decision.id)
-    source = tracker.comment_url(issue_number, comment_id)
     try:
-        return _run(tracker, config, command, decision, actor, source, issue_number, key, now)
+        return _run(tracker, config, command, decision, actor, source, issue_number, key, now, seen_at)
     except BackendFailure:
         raise
     except (Refused, InvalidInput) as exc:
-        return refuse(exc.reason, exc.message, decision.id)
+        return refuse(exc.reason, exc.message, decision.id, github_step(exc))
     except ParkbotError as exc:  # pragma: no cover - every rule raises one of the above
-        return refuse(exc.reason, exc.message, decision.id)
+        return refuse(exc.reason, exc.message, decision.id, github_step(exc))
 
 
 def same_author(record: CommentRecord, login: str) -> bool:
@@ -206,6 +218,7 @@ def _run(
     issue_number: int,
     key: str,
     now: datetime | None,
+    seen_at: datetime | None = None,
 ) -> CommandResult:
     did = decision.id
     author = actor.login
@@ -219,7 +232,7 @@ def _run(
         return CommandResult(action, "ok", command, did, text, replied=True, outcome=outcome)
 
     if command.name == "help":
-        rows = lifecycle.help_text(decision)
+        rows = lifecycle.help_text(decision, config)
         table = "\n".join(f"| {code_span(typed)} | {table_cell(meaning)} |" for typed, meaning in rows)
         text = (
             f"What you can type on {code_span(did)} (a new comment, the command at the start of a line):\n\n"
@@ -230,10 +243,12 @@ def _run(
     answering = ANSWERING.get(command.name)
     if answering is not None:
         assert command.arg is not None
-        outcome = lifecycle.resolve(tracker, config, did, command.arg, actor, command=answering, source=source, now=now)
-        if outcome.action == "unchanged":
-            return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
-        return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)
+        outcome = lifecycle.resolve(
+            tracker, config, did, command.arg, actor, command=answering, source=source, now=now, seen_at=seen_at
+        )
+        if outcome.action == "resolved" or outcome.action == "completed":
+            return CommandResult(outcome.action, "ok", command, did, replied=False, outcome=outcome)
+        return confirm("unchanged", f"{did} is already resolved with {code_span(outcome.answer.value)}.", outcome)
     if command.name == "escalate":
         moved = lifecycle.escalate(tracker, config, did, actor, to=command.arg, now=now)
         return confirm(

@@ -11,7 +11,10 @@ cost no API call at all:
   performed the act, the event's ``sender``, and an edit of someone else's comment is never a
   command (GitHub lets anyone with write access edit any comment);
 * comments on issues that are not decisions (no ``parkbot:decision`` label in ``issue.labels``);
-* comments with no command in them (:func:`parkbot.core.commands.parse`, the same parser the handler uses).
+* comments with no command in them (:func:`parkbot.core.commands.parse`, the same parser the handler uses);
+* commands by an author with no association to the repository (``author_association: NONE``, a stranger on
+  a public repository) who is not named in the configuration (:func:`parkbot.core.authority.named_in_config`):
+  they could answer nothing, so nothing is read or written for them (the configuration aside).
 
 The rest goes to :func:`parkbot.events.commands.handle_comment`, which authorizes the author, runs the
 lifecycle and replies on the issue.
@@ -19,7 +22,7 @@ lifecycle and replies on the issue.
 
 from __future__ import annotations
 
-from parkbot.core import commands
+from parkbot.core import authority, commands
 from parkbot.core.authority import Actor
 from parkbot.core.lifecycle import ParkOutcome, ResolveOutcome
 from parkbot.core.tracker import IssueComments
@@ -66,6 +69,12 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
         return ignored(f"#{number} is not a decision issue (no {DECISION_LABEL} label)")
     if commands.parse(body) is None:
         return ignored(f"comment {comment_id} on #{number} holds no command")
+    association = event.get("comment.author_association", str, default="")
+    if association.upper() == "NONE" and not authority.named_in_config(ctx.config, login):
+        return ignored(
+            f"comment {comment_id} on #{number} by {login}: no association with the repository and not a configured "
+            "owner, so no command of theirs can answer anything"
+        )
 
     tracker = ctx.tracker
     if not isinstance(tracker, IssueComments):

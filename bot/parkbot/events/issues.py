@@ -7,21 +7,32 @@
   finishes the resolution with the recorded answer and actor;
 * reopened a resolved decision: parkbot closes it again and says why (a resolved decision stays
   resolved);
-* reopened an abandoned decision: taken as asking again, the decision is open (and blocking) again.
+* reopened an abandoned decision: taken as asking again, the decision is open (and blocking) again;
+* removed ``parkbot:decision`` or the decision's ``decision:<id>`` label from its issue (``unlabeled``):
+  labels are an index, never evidence, so this is handled like a close without an answer: parkbot puts
+  the labels back (on the issue and its dependents), says so on the issue, and the dependents stay blocked;
+* transferred the decision issue to another repository or deleted it (``transferred``, ``deleted``):
+  nothing is left to restore here; the dependents carrying its label are gated again, and their links
+  to a decision parkbot cannot find block ("decision X: not found").
 
 Judged from the payload before any API call: events caused by bots (parkbot's own closes and
-reopens among them) and issues without the ``parkbot:decision`` label are ignored.
+reopens among them) and issues without the ``parkbot:decision`` label are ignored. The state labels
+(``parkbot:resolved``, ``parkbot:abandoned``) are not read as facts: anyone with triage can set them, so
+a close is judged by parkbot's own record of the decision.
 """
 
 from __future__ import annotations
 
 from parkbot.core import lifecycle
+from parkbot.core.identity import check_decision_id
 from parkbot.core.lifecycle import HandOutcome
-from parkbot.core.tracker import IssueComments
+from parkbot.core.tracker import IndexedDependents, IssueComments
 from parkbot.events.base import Context, Event, Item, gate_item, ignored, is_bot
 from parkbot.events.reconcile import resolution_items
+from parkbot.events.replies import REOPENED_STEP
 from parkbot.events.router import Router
-from parkbot.trackers.github.labels import ABANDONED_LABEL, DECISION_LABEL, RESOLVED_LABEL
+from parkbot.trackers.github.labels import ABANDONED_LABEL, DECISION_LABEL, LABEL_PREFIX, RESOLVED_LABEL
+from parkbot.trackers.github.render import ParseError, decision_payload
 
 router = Router()
 
@@ -40,10 +51,6 @@ def on_issue(event: Event, ctx: Context) -> list[Item]:
         return ignored(f"#{number} was {event.action} by a bot ({_who(event)})")
     if not event.has_label("issue", DECISION_LABEL):
         return ignored(f"#{number} is not a decision issue (no {DECISION_LABEL} label)")
-    if event.action == "closed" and (
-        event.has_label("issue", RESOLVED_LABEL) or event.has_label("issue", ABANDONED_LABEL)
-    ):
-        return ignored(f"#{number} is already resolved or abandoned")
     tracker = ctx.tracker
     if not isinstance(tracker, IssueComments):
         return ignored(f"#{number}: this backend keeps no decision issues")
@@ -74,7 +81,10 @@ def _items(tracker: IssueComments, outcome: HandOutcome, number: int, who: str) 
     if outcome.action == "ignored":
         return ignored(f"#{number}: {outcome.message}")
     if outcome.action in _EXPLAINED:
-        tracker.reply(number, f"{outcome.action.replace('_', '-')}-{did}", _EXPLAINED[outcome.action] + outcome.message)
+        said = _EXPLAINED[outcome.action] + outcome.message
+        if outcome.action == "reopened":
+            said += f" On this issue: {REOPENED_STEP}."
+        tracker.reply(number, f"{outcome.action.replace('_', '-')}-{did}", said)
     if outcome.action == "finished" and outcome.resolution is not None:
         return resolution_items(outcome.resolution)
     url = outcome.location.url if outcome.location else None
@@ -89,3 +99,76 @@ def _items(tracker: IssueComments, outcome: HandOutcome, number: int, who: str) 
         return [Item("closed", text, decision_id=did, number=number, level="warning", action="refused_reopen")]
     text = f"{did} (#{number}) reopened by {who}: open again"
     return [Item("reopened", text, decision_id=did, number=number, url=url), *(gate_item(g) for g in outcome.gates)]
+
+
+def _indexes_a_decision(name: str) -> bool:
+    return name.casefold() == DECISION_LABEL or name.casefold().startswith(LABEL_PREFIX)
+
+
+@router.register("issues", "unlabeled")
+def on_unlabeled(event: Event, ctx: Context) -> list[Item]:
+    """A decision issue lost one of its index labels: put it back; nothing opens (see the module docstring)."""
+    number = event.get("issue.number", int)
+    name = event.get("label.name", str, default="")
+    if event.get("issue.pull_request", dict, default=None) is not None:
+        return ignored(f"#{number} is a pull request")
+    if not _indexes_a_decision(name):
+        return ignored(f"#{number}: the label {name!r} indexes no decision")
+    if event.get("issue.state_reason", str, default=None) == "duplicate" and is_bot(event.get("sender", dict)):
+        return ignored(f"#{number} was closed as a duplicate of a decision by a bot")
+    tracker = ctx.tracker
+    if not isinstance(tracker, IssueComments):
+        return ignored(f"#{number}: this backend keeps no decision issues")
+    decision = tracker.decision_at(number)  # by parkbot's own record, not by its labels
+    if decision is None:
+        return ignored(f"#{number} holds no decision parkbot wrote")
+    who = _who(event)
+    outcome = lifecycle.index_changed_by_hand(
+        tracker, ctx.config, decision, who, f"removed the label `{name}` from this decision"
+    )
+    tracker.reply(number, f"restored-{decision.id}", outcome.message)
+    text = f"{decision.id} (#{number}): {who} removed the label {name!r}; put back, dependents stay blocked"
+    item = Item("reopened", text, decision_id=decision.id, number=number, level="warning", action="restored")
+    return [item, *(gate_item(g) for g in outcome.gates)]
+
+
+@router.register("issues", "transferred", "deleted")
+def on_gone(event: Event, ctx: Context) -> list[Item]:
+    """A decision issue left the repository: its dependents are gated again, and they stay blocked."""
+    number = event.get("issue.number", int)
+    if event.get("issue.pull_request", dict, default=None) is not None:
+        return ignored(f"#{number} is a pull request")
+    did = _claimed_id(event)
+    if did is None:
+        return ignored(f"#{number} claimed no decision")
+    tracker = ctx.tracker
+    if not isinstance(tracker, IndexedDependents):
+        return ignored(f"#{number}: this backend keeps no decision issues")
+    who = _who(event)
+    gates = [lifecycle.gate(ctx.tracker, ctx.config, target) for target in tracker.indexed_dependents(did)]
+    text = (
+        f"{did} (#{number}) was {event.action} by {who}: its record is gone from this repository, so its "
+        "dependents stay blocked (file the question again to ask it again)"
+    )
+    item = Item("abandoned", text, decision_id=did, number=number, level="warning", action=event.action)
+    return [item, *(gate_item(g) for g in gates)]
+
+
+def _claimed_id(event: Event) -> str | None:
+    """The decision id an issue claimed, from its hidden block (or its ``decision:<id>`` label): only
+    used to find the dependents to gate again, never as evidence of anything."""
+    try:
+        payload = decision_payload(event.get("issue.body", str, default="") or "")
+    except ParseError:
+        payload = None
+    candidates = [str(payload.get("id", ""))] if payload else []
+    for label in event.get("issue.labels", list, default=[]) or []:
+        name = label.get("name") if isinstance(label, dict) else None
+        if isinstance(name, str) and name.casefold().startswith(LABEL_PREFIX):
+            candidates.append(name[len(LABEL_PREFIX) :])
+    for candidate in candidates:
+        try:
+            return check_decision_id(candidate)
+        except ValueError:
+            continue
+    return None

@@ -26,6 +26,7 @@ from parkbot.core.lifecycle import ResolveOutcome
 from parkbot.core.models import Answer, Decision
 from parkbot.core.tracker import Tracker
 from parkbot.events.base import Context, Event, Item, gate_item
+from parkbot.events.replies import github_message
 from parkbot.events.router import Router
 
 router = Router()
@@ -55,7 +56,7 @@ def _finish(ctx: Context, decision: Decision, recorded: Answer) -> list[Item]:
     except BackendFailure:
         raise
     except InvalidInput as exc:
-        return [Item("error", exc.message, decision_id=decision.id, level="warning")]
+        return [Item("error", github_message(exc), decision_id=decision.id, level="warning")]
     except ParkbotError as exc:
         return [
             Item(

@@ -24,6 +24,8 @@ LAYOUT_FILE = "LAYOUT"
 LAYOUT_MARK = b"parkbot backlog layout 2 (docs/git-backlog.md)\n"
 DECISIONS = "decisions"
 ANSWERS = "answers"
+#: Answers that lost a sync to an earlier, different answer, per decision, until an owner confirms one.
+CONFLICTS = "conflicts"
 #: Index buckets sit in the ``decisions`` tree beside the decision buckets: a write rewrites one tree fewer.
 INDEX_PREFIX = "index-"
 NOTES = "notes"
@@ -52,6 +54,11 @@ def decision_path(decision_id: str) -> str:
 def answer_path(decision_id: str) -> str:
     """Where the answer recorded by resolution step (a) lives."""
     return f"{ANSWERS}/{digest(decision_id)[:2]}/{check_id(decision_id)}.json"
+
+
+def conflicts_path(decision_id: str) -> str:
+    """The answers that conflicted with the one that stands (written by ``sync``, cleared by a confirmation)."""
+    return f"{CONFLICTS}/{digest(decision_id)[:2]}/{check_id(decision_id)}.json"
 
 
 def notes_path(target: str) -> str:

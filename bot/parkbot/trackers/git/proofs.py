@@ -17,8 +17,13 @@ from parkbot.core.config import Config
 from parkbot.core.models import Answer, Decision, Escalation, Proof
 from parkbot.trackers.git.layout import is_index_path
 from parkbot.trackers.git.objects import ObjectStore, Snapshot, changed_files
-from parkbot.trackers.git.signatures import Verifier, fingerprint
+from parkbot.trackers.git.signatures import Verifier, fingerprint, nonblocking_fingerprint
 from parkbot.trackers.git.view import BacklogView
+
+
+def _optional(decision: Decision) -> bool:
+    """A question that says it blocks nothing: that claim needs a signed filing to count."""
+    return decision.kind == "decision" and not decision.blocking and decision.state != "resolved"
 
 
 class Prover:
@@ -41,11 +46,15 @@ class Prover:
             if decision.answer is not None:
                 wanted.append((fingerprint("answer", decision.id, decision.answer), decision.answer.by))
             wanted += [(fingerprint("escalation", decision.id, hop), hop.by) for hop in decision.escalations]
+            if _optional(decision):
+                wanted.append((nonblocking_fingerprint(decision), decision.owner))
         proofs = self.verifier.proofs(tip, wanted)
         return [self._attach(d, proofs) for d in decisions]
 
     @staticmethod
     def _attach(decision: Decision, proofs: dict[str, Proof]) -> Decision:
+        if _optional(decision):
+            decision = decision.with_blocking_proof(proofs.get(nonblocking_fingerprint(decision)))
         if decision.answer is None and not decision.escalations:
             return decision
         update: dict[str, object] = {}

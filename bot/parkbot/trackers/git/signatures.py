@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Literal
 
 from parkbot.core.errors import InvalidInput
-from parkbot.core.models import Answer, Escalation, Proof
+from parkbot.core.models import Answer, Decision, Escalation, Proof
 from parkbot.trackers.git.process import Git, GitFailed
 
 RECORD_TRAILER = "Parkbot-Record"
-RecordKind = Literal["answer", "escalation"]
+RecordKind = Literal["answer", "escalation", "nonblocking"]
 #: Commits verified per ``git log`` process; batches run in parallel (each verification is a process of its own).
 VERIFY_BATCH = 64
 _EMAIL = re.compile(r"<([^<>\s]+@[^<>\s]+)>")
@@ -63,6 +63,25 @@ def fingerprint(kind: RecordKind, decision_id: str, record: Answer | Escalation)
 
 def record_trailer(kind: RecordKind, decision_id: str, record: Answer | Escalation) -> str:
     return f"{RECORD_TRAILER}: {kind} {decision_id} {fingerprint(kind, decision_id, record)}"
+
+
+def nonblocking_fingerprint(decision: Decision) -> str:
+    """What a signed filing of ``blocking: false`` vouches for: this decision, with this content, at this version.
+
+    The question and options (their digest) and ``updated_at`` are in it, so the vouching commit of an
+    earlier, optional version does not vouch for a later version an agent made blocking.
+    """
+    at = (
+        decision.updated_at.astimezone(UTC).isoformat()
+        if decision.updated_at.tzinfo
+        else decision.updated_at.isoformat()
+    )
+    fields = ["nonblocking", decision.id, decision.content_digest(), at]
+    return hashlib.sha256("\0".join(fields).encode("utf-8")).hexdigest()
+
+
+def nonblocking_trailer(decision: Decision) -> str:
+    return f"{RECORD_TRAILER}: nonblocking {decision.id} {nonblocking_fingerprint(decision)}"
 
 
 @dataclass(frozen=True)

@@ -16,16 +16,19 @@ from collections.abc import Iterable
 from typing import Any
 
 from parkbot.core.errors import BackendFailure, InvalidInput
-from parkbot.core.models import Answer, Decision, LogEntry
+from parkbot.core.merge import AnswerConflict, Version, earlier, merge_versions
+from parkbot.core.models import Answer, LogEntry
 from parkbot.core.tracker import SyncResult
 from parkbot.trackers.git.layout import (
     ANSWERS,
+    CONFLICTS,
     DECISIONS,
     LEGACY_INDEXES,
     LOG_ARCHIVE,
     LOG_TAIL,
     NOTES,
     PRECEDENTS,
+    conflicts_path,
     dump_index,
     dump_json,
     is_index_path,
@@ -42,6 +45,18 @@ SYNC_ATTEMPTS = 10
 
 def is_log(path: str) -> bool:
     return path == LOG_TAIL or path.startswith(f"{LOG_ARCHIVE}/")
+
+
+def _answers(data: bytes | None) -> list[Answer]:
+    return [Answer.model_validate(a) for a in json.loads(data)] if data else []
+
+
+def _dump_answers(answers: list[Answer]) -> bytes:
+    return ("[\n" + ",\n".join(a.model_dump_json(indent=2) for a in answers) + "\n]\n").encode("utf-8")
+
+
+def _same_record(a: Answer, b: Answer) -> bool:
+    return (a.value, a.kind, a.by, a.at) == (b.value, b.kind, b.by, b.at)
 
 
 class Syncer:
@@ -93,8 +108,9 @@ class Syncer:
         assert ours is not None  # theirs is None or diverged: there is something of ours to push
         result, action = ours, "pushed"
         ignored: tuple[str, ...] = ()
+        conflicts: tuple[AnswerConflict, ...] = ()
         if theirs is not None and not self._is_ancestor(theirs, ours):
-            result = self._merge(ours, theirs, remote)
+            result, conflicts = self._merge(ours, theirs, remote)
             backlog.swap(ours, result)
             action = "merged"
             ignored = tuple(self.prover.audit(backlog.store, backlog.ref, ours, result))
@@ -106,7 +122,7 @@ class Syncer:
                 raise CasLost(exc.stderr) from exc  # someone pushed meanwhile: fetch and merge again
             raise self._remote_failure("push", remote, exc) from exc
         backlog.refs.set(tracking, result)
-        return SyncResult(action, ignored)
+        return SyncResult(action, ignored, conflicts)
 
     def _remote_failure(self, verb: str, remote: str, exc: GitFailed) -> Exception:
         stderr = exc.stderr
@@ -139,26 +155,31 @@ class Syncer:
         done = self.backlog.git.run("merge-base", "--is-ancestor", ancestor, descendant, check=False)
         return done.returncode == 0
 
-    def _merge(self, ours: str, theirs: str, remote: str) -> str:
+    def _merge(self, ours: str, theirs: str, remote: str) -> tuple[str, tuple[AnswerConflict, ...]]:
         backlog = self.backlog
         done = backlog.git.run("merge-base", ours, theirs, check=False)
         base = done.stdout.decode("ascii").strip() if done.returncode == 0 else ""
         merger = TreeMerger(backlog, self.prover, base or None, ours, theirs)
         tree = merger.merge()
         message = f"sync: merge {remote} {backlog.ref}\n\n{len(merger.merged)} path(s) merged by rule"
-        return backlog.write_commit(tree, [ours, theirs], message)
+        if merger.conflicts:
+            message += "\n\n" + "\n".join(c.message() for c in merger.conflicts)
+        return backlog.write_commit(tree, [ours, theirs], message), tuple(merger.conflicts)
 
 
 class TreeMerger:
     """Three-way merge of two backlog commits, file by file; files both sides changed merge by meaning.
 
-    Decisions: one resolved with authority beats one without, resolved beats open, otherwise the
-    later ``updated_at`` (dependents are united). Answers: the one of the side whose decision is
-    resolved, otherwise the earlier. Index sets (and layout 1's): an id stays if both sides have it
-    or one side added it; an id either side removed (a cleared edge, a closed decision) stays
-    removed. Notes: united per decision. The question log: the lines the remote added are appended
-    once, oldest first; precedent files: united. Afterwards each changed decision is listed in the
-    index exactly as its merged state says, and a layout-1 side is folded into layout 2.
+    Decisions: the core's rule (:func:`parkbot.core.merge.merge_versions`): one resolved with authority
+    beats one without, resolved beats open, two different answers with authority keep the earlier and
+    report the other (written to ``conflicts/``, until an owner confirms), otherwise the later
+    ``updated_at`` (dependents are united). Answers: the one of the side whose decision is resolved
+    (both: the earlier), otherwise the earlier. Conflicting answers: united. Index sets (and layout
+    1's): an id stays if both sides have it or one side added it; an id either side removed (a cleared
+    edge, a closed decision) stays removed. Notes: united per decision. The question log: the lines
+    the remote added are appended once, oldest first; precedent files: united. Afterwards each changed
+    decision is listed in the index exactly as its merged state says, and a layout-1 side is folded
+    into layout 2.
     """
 
     def __init__(self, backlog: BacklogRepository, prover: Prover, base: str | None, ours: str, theirs: str) -> None:
@@ -168,6 +189,7 @@ class TreeMerger:
         self.tips = {"base": base, "ours": ours, "theirs": theirs}
         self.views = {name: BacklogView(Snapshot(self.store, tip), backlog.ref) for name, tip in self.tips.items()}
         self.merged: list[str] = []
+        self.conflicts: list[AnswerConflict] = []
 
     def _tree(self, name: str) -> str | None:
         return self.views[name].snapshot.tree
@@ -193,6 +215,11 @@ class TreeMerger:
         first = Snapshot(self.store, None, tx.build())
         edit = self.backlog.edit(Transaction(first))
         edit.ensure_layout()
+        for conflict in self.conflicts:
+            path = conflicts_path(conflict.decision_id)
+            known = _answers(edit.tx.read(path))
+            if all(not _same_record(conflict.other, a) for a in known):
+                edit.tx.write(path, _dump_answers([*known, conflict.other]))
         for line in self._new_log_lines(ours_changes, theirs_changes):
             edit.append_line(line)
         for path in {*ours_changes, *theirs_changes}:
@@ -232,6 +259,11 @@ class TreeMerger:
             return self._decision(path, ours, theirs)
         if path.startswith(f"{ANSWERS}/"):
             return self._answer(path, o, t)
+        if path.startswith(f"{CONFLICTS}/"):
+            united = _answers(self.store.raw(ours) if ours else None)
+            more = _answers(self.store.raw(theirs) if theirs else None)
+            united += [a for a in more if all(not _same_record(a, u) for u in united)]
+            return _dump_answers(united)
         if path.startswith(f"{NOTES}/"):
             return dump_json({**o, "notes": {**t.get("notes", {}), **o.get("notes", {})}})
         return self.store.raw(ours) if ours else None  # LAYOUT and anything unknown: ours
@@ -251,30 +283,28 @@ class TreeMerger:
     def _decision(self, path: str, ours: str, theirs: str) -> bytes:
         o = self.views["ours"].parse_decision(self.store.raw(ours), path)
         t = self.views["theirs"].parse_decision(self.store.raw(theirs), path)
-
-        def rank(decision: Decision, side: str) -> tuple[bool, bool]:
-            resolved = decision.state == "resolved"
-            return (resolved and self.prover.resolution_counts(decision, self.tips[side]), resolved)
-
-        o_rank, t_rank = rank(o, "ours"), rank(t, "theirs")
-        if o_rank != t_rank:
-            winner, loser = (o, t) if o_rank > t_rank else (t, o)
-        else:
-            winner, loser = (t, o) if t.updated_at > o.updated_at else (o, t)
-        dependents = list(dict.fromkeys([*winner.dependents, *loser.dependents]))
-        return winner.model_copy(update={"dependents": dependents}).to_json().encode("utf-8")
+        sides = [
+            Version(d, self.prover.resolution_counts(d, self.tips[side])) for d, side in ((o, "ours"), (t, "theirs"))
+        ]
+        winner, conflict = merge_versions(*sides)
+        if conflict is not None:
+            self.conflicts.append(conflict)
+        return winner.to_json().encode("utf-8")
 
     def _answer(self, path: str, ours: Any, theirs: Any) -> bytes:
         decision = f"{DECISIONS}/" + path.removeprefix(f"{ANSWERS}/")
+        resolved = []
         for side, data in (("ours", ours), ("theirs", theirs)):
             raw = self.views[side].snapshot.read(decision)
             if raw is not None and json.loads(raw).get("state") == "resolved":
-                return (json.dumps(data, indent=2) + "\n").encode("utf-8")
+                resolved.append(data)
+        candidates = resolved if len(resolved) == 1 else [ours, theirs]
         try:
-            earlier = min(ours, theirs, key=lambda a: Answer.model_validate(a).at)
+            first, second = (Answer.model_validate(a) for a in (candidates[0], candidates[-1]))
         except ValueError as exc:
             raise self.views["ours"].damaged(path, "a valid answer", exc) from exc
-        return (json.dumps(earlier, indent=2) + "\n").encode("utf-8")
+        kept = candidates[0] if earlier(first, second) is first else candidates[-1]
+        return (json.dumps(kept, indent=2) + "\n").encode("utf-8")
 
     # -- the question log ---------------------------------------------------------------------------
 

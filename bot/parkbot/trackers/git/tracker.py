@@ -43,16 +43,18 @@ from pathlib import Path
 
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
-from parkbot.core.errors import ConcurrentChange, InvalidInput, NotFound
+from parkbot.core.errors import ConcurrentChange, ContentChanged, InvalidInput, NotFound
 from parkbot.core.identity import SEPARATOR
 from parkbot.core.models import Answer, Decision, Escalation, LogEntry, utcnow
 from parkbot.core.tracker import DependentState, GateResult, Location, Role, SyncResult
 from parkbot.trackers.git import sources
 from parkbot.trackers.git.layout import (
+    CONFLICTS,
     DEFAULT_REF,
     ID_PATTERN,
     answer_path,
     check_id,
+    conflicts_path,
     decision_path,
     normalize_target,
     precedent_paths,
@@ -61,7 +63,7 @@ from parkbot.trackers.git.process import NotARepository, RepositoryPaths, find_r
 from parkbot.trackers.git.proofs import Prover
 from parkbot.trackers.git.refs import check_backlog_ref
 from parkbot.trackers.git.repository import BacklogRepository, Change
-from parkbot.trackers.git.signatures import Verifier, fingerprint, record_trailer
+from parkbot.trackers.git.signatures import Verifier, fingerprint, nonblocking_trailer, record_trailer
 from parkbot.trackers.git.sync import Syncer
 from parkbot.trackers.git.view import BacklogEdit, BacklogView
 
@@ -171,7 +173,8 @@ class GitTracker:
             said = str(exc)
             why = "" if "not a git repository" in said or "does not exist" in said else f" (git: {said})"
             raise InvalidInput(
-                f"{Path(path).resolve()} is not inside a git repository{why}; run `git init` or pass --backend github"
+                f"{Path(path).resolve()} is not inside a git repository{why}; run `git init` there",
+                step="other_backend",
             ) from exc
         return cls(repo, ref=ref, base=base, config=config)
 
@@ -249,7 +252,13 @@ class GitTracker:
         return BacklogView(self.backlog.snapshot(), self.ref)
 
     def _prove(self, decisions: list[Decision], view: BacklogView) -> list[Decision]:
-        return self.prover.prove(decisions, view.snapshot.commit)
+        """Proofs on the records (with signed answers), and the answers that conflicted with a resolution."""
+        proven = self.prover.prove(decisions, view.snapshot.commit)
+        if not view.snapshot.listdir(CONFLICTS):
+            return proven
+        return [
+            d.with_conflicting_answers(view.conflicting_answers(d.id)) if d.state == "resolved" else d for d in proven
+        ]
 
     def find(self, decision_id: str) -> Decision | None:
         view = self._view()
@@ -266,6 +275,10 @@ class GitTracker:
         tip = view.snapshot.commit
         proven = [self.prover.prove_answer(decision.id, a, tip) for a in candidates]
         return next((a for a in proven if a.proof is not None and a.proof.good), proven[0] if proven else None)
+
+    def decision_ids(self) -> Iterator[str]:
+        """:class:`~parkbot.core.tracker.DecisionIds`: the ids in the backlog's tree, no record read."""
+        return self._view().decision_ids()
 
     def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
         """Every decision (``open``: only the open ones, read through the index), in storage order.
@@ -414,6 +427,24 @@ class GitTracker:
 
     # -- writing --------------------------------------------------------------------------------------
 
+    @staticmethod
+    def _optional_trailers(decision: Decision) -> list[str]:
+        """A filing that says ``blocking: false`` names that claim, so a signed commit can vouch for it."""
+        optional = decision.kind == "decision" and not decision.blocking and decision.state == "open"
+        return [nonblocking_trailer(decision)] if optional else []
+
+    def _vouch_optional(self, decision: Decision) -> bool:
+        """Sign a filing of ``blocking: false`` when answers must be signed and the filer has a signing key.
+
+        Without a key the filing is still written, unsigned, and the question reads as blocking (an
+        agent that may block nothing cannot be told from one that lowered its own question).
+        """
+        return (
+            bool(self._optional_trailers(decision))
+            and self.prover.active
+            and self.backlog.settings().signing_key is not None
+        )
+
     def _tip(self, edit: BacklogEdit) -> str | None:
         return edit.snapshot.commit
 
@@ -437,7 +468,9 @@ class GitTracker:
             edit.add_edges(decision.id, decision.dependents)
             edit.append_log(log)
             return Change(
-                f"park: created {decision.id}\n\n{_one_line(decision.title, 200)}", [f"Parkbot-Decision: {decision.id}"]
+                f"park: created {decision.id}\n\n{_one_line(decision.title, 200)}",
+                [f"Parkbot-Decision: {decision.id}", *self._optional_trailers(decision)],
+                signed=self._vouch_optional(decision),
             )
 
         self.backlog.mutate(change)
@@ -457,8 +490,8 @@ class GitTracker:
             hops = _new_hops(decision, self.prover.standing_escalations(stored, self._tip(edit)) if stored else [])
             overridden = stored is not None and len(decision.overrides) > len(stored.overrides)
             records = [record_trailer("escalation", decision.id, hop) for hop in hops]
-            trailers = [f"Parkbot-Decision: {decision.id}", *records]
-            signed = bool(hops) or overridden
+            trailers = [f"Parkbot-Decision: {decision.id}", *records, *self._optional_trailers(merged)]
+            signed = bool(hops) or overridden or self._vouch_optional(merged)
             if stored is not None and hops:
                 hop = hops[-1]
                 verb = "return" if hop.kind == "return" else "escalate"
@@ -496,6 +529,8 @@ class GitTracker:
 
         def change(edit: BacklogEdit) -> Change | None:
             stored = self._require(edit, decision)
+            if answer.digest is not None and stored.state == "open" and stored.content_digest() != answer.digest:
+                raise ContentChanged(f"the question or options of {decision.id} changed while it was being answered")
             tip = self._tip(edit)
             recorded = [
                 a for a in (edit.answer(decision.id), stored.answer if stored.state == "resolved" else None) if a
@@ -598,6 +633,23 @@ class GitTracker:
             edit.put_decision(abandoned, stored)
             edit.append_log(log)
             return Change(f"abandon {decision.id}: {_one_line(reason, 120)}", [f"Parkbot-Decision: {decision.id}"])
+
+        self.backlog.mutate(change)
+
+    def confirm_answer(self, decision: Decision, answer: Answer) -> None:
+        """:class:`~parkbot.core.tracker.ConflictingAnswers`: an owner gave the standing answer again; the answers
+        that conflicted with it are settled (removed from the tree, kept in the history)."""
+
+        def change(edit: BacklogEdit) -> Change | None:
+            path = conflicts_path(decision.id)
+            if edit.tx.read(path) is None:
+                return None
+            edit.tx.delete(path)
+            return Change(
+                f"resolve {decision.id}: {answer.by} confirms the answer {_one_line(answer.value)!r}",
+                [f"Parkbot-Decision: {decision.id}", record_trailer("answer", decision.id, answer)],
+                signed=_needs_signature(answer),
+            )
 
         self.backlog.mutate(change)
 

@@ -18,6 +18,7 @@ from pydantic import TypeAdapter, ValidationError
 from parkbot.core.errors import BackendFailure
 from parkbot.core.models import Answer, Decision, LogEntry
 from parkbot.trackers.git.layout import (
+    CONFLICTS,
     DECISIONS,
     ID_PATTERN,
     INDEX_PREFIX,
@@ -27,6 +28,7 @@ from parkbot.trackers.git.layout import (
     LOG_ARCHIVE,
     LOG_TAIL,
     answer_path,
+    conflicts_path,
     decision_path,
     dump_index,
     dump_json,
@@ -45,6 +47,7 @@ from parkbot.trackers.git.layout import (
 from parkbot.trackers.git.objects import TREE_MODE, Snapshot, Transaction
 
 _LOG_LINES = TypeAdapter(list[LogEntry])
+_ANSWERS = TypeAdapter(list[Answer])
 _BUCKET = TypeAdapter(dict[str, list[str]])
 #: Decision files a scan reads (pipelined) before parsing them.
 DECISION_CHUNK = 512
@@ -100,6 +103,19 @@ class BacklogView:
         except (ValidationError, ValueError) as exc:
             raise self.damaged(path, "a valid answer", exc) from exc
 
+    def conflicting_answers(self, decision_id: str) -> list[Answer]:
+        """The answers that lost a sync to the one that stands (none, nearly always: one tree lookup)."""
+        if not self.snapshot.listdir(CONFLICTS):
+            return []
+        path = conflicts_path(decision_id)
+        data = self.reader.read(path)
+        if data is None:
+            return []
+        try:
+            return _ANSWERS.validate_json(data)
+        except ValidationError as exc:
+            raise self.damaged(path, "a valid list of conflicting answers", exc) from exc
+
     def decisions(self, ids: Iterable[str]) -> list[Decision]:
         """The decisions with these ids that exist, read in one pipelined batch."""
         return list(self.iter_decisions(ids))
@@ -120,6 +136,16 @@ class BacklogView:
             if entry is not None and entry[0] != TREE_MODE:
                 located.append((path, entry[1]))
         yield from self._parse_files(located)
+
+    def decision_ids(self) -> Iterator[str]:
+        """Every decision's id, from the names in the tree (no record is read)."""
+        buckets = [oid for _, (mode, oid) in sorted(self.snapshot.listdir(DECISIONS).items()) if mode == TREE_MODE]
+        for entries in self.store.trees(buckets):
+            yield from (
+                name.removesuffix(".json")
+                for name, (mode, _) in entries.items()
+                if mode != TREE_MODE and name.endswith(".json")
+            )
 
     def all_decisions(self) -> Iterator[Decision]:
         """Every decision, in storage order (by hash bucket), read in pipelined batches."""

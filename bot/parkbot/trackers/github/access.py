@@ -80,18 +80,25 @@ class Access:
         if is_bot_login(login):
             raise Refused(
                 f"this GitHub token belongs to {login}, a bot (the Actions GITHUB_TOKEN is one), and a bot never "
-                "answers or moves a decision. Answer with a comment command on the decision issue (/decide ...), "
+                "answers or moves a decision. Answer with a comment command on the decision issue, "
                 "or run parkbot with a token of your own.",
                 reason="not_authorized",
             )
         return Actor(login)
 
     def dependent_authors(self, decision: Decision) -> frozenset[str]:
-        """The authors of the decision's dependent pull requests, as GitHub reports them."""
+        """The authors of the open pull requests the decision's own record names as its dependents.
+
+        Only parkbot's record counts, not the labels (anyone with triage can put a label on an old pull
+        request the owner once wrote, to lock the owner out), and only open pull requests wait.
+        """
         authors = set()
-        for number in self._dependents.pr_numbers(decision):
+        numbers = [n for target in decision.dependents for n in self._dependents.target_prs(target)]
+        for number in dict.fromkeys(numbers):
             pull = self._store.pull(number, fresh=True)
-            author = login_of(pull.get("user")) if pull else None
+            if not pull or pull.get("state") != "open":
+                continue
+            author = login_of(pull.get("user"))
             if author:
                 authors.add(author.casefold())
         return frozenset(authors)

@@ -10,6 +10,7 @@ comment's edit history (:mod:`parkbot.trackers.github.trust`), and written back 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from github import GithubException
@@ -19,6 +20,17 @@ from parkbot.core.tracker import CommentRecord
 from parkbot.trackers.github.render import parse_answer_comment, read_marker, render_reply, work_chunk_key
 from parkbot.trackers.github.store import raw_json
 from parkbot.trackers.github.trust import author_of, last_writer, own_version, same_login, written_by
+
+
+def _created_at(value: Any) -> datetime | None:
+    """A comment's ``created_at`` (ISO 8601, ``Z``); None when GitHub gave none that parses."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
 
 if TYPE_CHECKING:
     from parkbot.trackers.github.store import IssueStore
@@ -143,7 +155,13 @@ class Comments:
                     writer = last_writer(comment)
                     editor = None if same_login(writer, author) else (writer or "a deleted account")
                     kind = (comment.get("user") or {}).get("type")
-                    return CommentRecord(author, str(comment.get("body") or ""), editor, author_bot=kind == "Bot")
+                    return CommentRecord(
+                        author,
+                        str(comment.get("body") or ""),
+                        editor,
+                        author_bot=kind == "Bot",
+                        created_at=_created_at(comment.get("created_at")),
+                    )
         return None
 
     # -- answer records -----------------------------------------------------------------------

@@ -46,6 +46,7 @@ from github.Issue import Issue as GhIssue
 
 from parkbot.core.errors import InvalidInput
 from parkbot.core.identity import check_decision_id
+from parkbot.core.links import unverifiable_link
 from parkbot.core.models import Decision
 from parkbot.trackers.github import queries
 from parkbot.trackers.github.labels import LABEL_PREFIX, TRACKED_LABEL, branch_label, decision_label
@@ -77,6 +78,8 @@ class Dependents:
     def __init__(self, store: IssueStore, issues: DecisionIssues) -> None:
         self._store = store
         self._issues = issues
+        #: Why a label's issue was not followed (opened by someone else), for the stand-in's reason.
+        self._foreign: dict[str, str] = {}
 
     def pr_numbers(self, decision: Decision) -> list[int]:
         """Every dependent PR: those the decision records, and those carrying its label.
@@ -93,6 +96,39 @@ class Dependents:
             found.prs = tuple(int(r["number"]) for r in self._store.rest_by_label(label) if r.get("pull_request"))
         numbers.extend(found.prs)
         return list(dict.fromkeys(numbers))
+
+    def sharing_commit(self, target: str) -> list[str]:
+        """The other open pull requests whose head is the head of pull request ``target`` (1 request).
+
+        ``GET /commits/{sha}/pulls`` lists the open pull requests that contain the commit; only those
+        whose head it is share the check run published on it. Forks' pull requests are not listed by
+        commit until merged, and they cannot share a head commit of this repository's branches anyway.
+        """
+        match = _PR_TARGET.match(target)
+        if not match:
+            return []
+        number = int(match.group(1))
+        pull = self._store.pull(number)
+        sha = str(((pull or {}).get("head") or {}).get("sha") or "")
+        if not re.fullmatch(r"[0-9a-fA-F]{40}", sha):
+            return []
+        listed = self._store.unit(
+            f"find the pull requests of {sha[:12]}",
+            lambda _: self._store.raw_list(self._store.repo.get_commit(sha).get_pulls()),
+        )
+        out: list[str] = []
+        for other in listed:
+            head = str((other.get("head") or {}).get("sha") or "").lower()
+            if other.get("state") == "open" and head == sha.lower() and int(other["number"]) != number:
+                self._store.keep_pull(other)
+                out.append(f"#{other['number']}")
+        return out
+
+    def indexed_dependents(self, decision_id: str) -> list[str]:
+        """Open pull requests carrying the decision's label: what to gate again when its issue is gone (1 request)."""
+        label = decision_label(check_decision_id(decision_id))
+        listed = self._store.rest_by_label(label)
+        return [f"#{r['number']}" for r in listed if r.get("pull_request") and r.get("state") == "open"]
 
     def target_prs(self, target: str) -> list[int]:
         match = _PR_TARGET.match(target)
@@ -193,11 +229,47 @@ class Dependents:
                 numbers.append(int(ref.group("n") or ref.group("un")))
         return list(dict.fromkeys(numbers))
 
+    def _follow_label(self, label: str, *, decision_id: str | None = None) -> tuple[Decision, FoundIssue] | Decision:
+        """The decision a link by ``label`` (or a trailer naming ``decision_id``) names, or a stand-in that blocks.
+
+        Labels are an index: parkbot's own issue is found without them too (:meth:`DecisionIssues.find`),
+        and a link nothing answers for waits, saying why (:func:`parkbot.core.links.unverifiable_link`).
+        """
+        did = decision_id or label[len(LABEL_PREFIX) :]
+        hit = self._lookup_label(label, decision_id=decision_id)
+        if hit is not None:
+            return hit
+        try:
+            did = check_decision_id(did)
+        except ValueError:
+            return unverifiable_link(did, "not a decision id parkbot can look up")
+        unlabeled = self._issues.find_unlabeled(did)
+        if unlabeled is not None:
+            return unlabeled
+        foreign = self._foreign.get(label.casefold())
+        return unverifiable_link(did, foreign or "not found")
+
+    def _follow_number(self, number: int) -> tuple[Decision, FoundIssue] | Decision | None:
+        """The decision issue ``#number`` holds; a stand-in when it is gone or not parkbot's; None for another issue."""
+        found = self._store.issue_by_number(number)
+        if found is None:
+            gone = self._store.missing(number)
+            return unverifiable_link(f"#{number}", "not found (deleted or transferred)") if gone else None
+        hit = self._issues.as_decision(found)
+        if hit is not None:
+            return hit
+        why = self._issues.claim_problem(found)
+        return unverifiable_link(f"#{number}", why) if why else None
+
     def _lookup_label(self, label: str, *, decision_id: str | None = None) -> tuple[Decision, FoundIssue] | None:
         """The decision whose own label is ``label`` (one GraphQL request, with who wrote what)."""
         founds, prs = self._store.issues_by_label(label, pulls=True, first=10)
         for found in founds:
             raw = found.raw
+            why = self._issues.claim_problem(found)
+            if why is not None:
+                self._foreign[label.casefold()] = why
+                continue
             self._issues.verify(found)
             try:
                 payload = decision_payload(found.own_body if found.own_body is not None else raw.get("body"))
@@ -216,9 +288,6 @@ class Dependents:
                 return hit
         return None
 
-    def _lookup_number(self, number: int) -> tuple[Decision, FoundIssue] | None:
-        return self._issues.as_decision(self._store.issue_by_number(number))
-
     def recorded_links(
         self, pull: dict[str, Any], *, exclude: str | None = None, exclude_number: int | None = None
     ) -> list[Decision]:
@@ -227,17 +296,19 @@ class Dependents:
         for number in self._refs(pull.get("body")):
             if number == exclude_number or number == int(pull["number"]):
                 continue
-            hit = self._lookup_number(number)
-            if hit and hit[0].id != exclude:
-                out[hit[0].id] = hit[0]
+            hit = self._follow_number(number)
+            decision = hit[0] if isinstance(hit, tuple) else hit
+            if decision is not None and decision.id != exclude:
+                out[decision.id] = decision
         known = {decision_label(d).casefold() for d in out} | (
             {decision_label(exclude).casefold()} if exclude else set()
         )
         for label in label_names(pull):
             if label.casefold().startswith(LABEL_PREFIX) and label.casefold() not in known:
-                hit = self._lookup_label(label)
-                if hit and hit[0].id != exclude:
-                    out[hit[0].id] = hit[0]
+                followed = self._follow_label(label)
+                decision = followed[0] if isinstance(followed, tuple) else followed
+                if decision.id != exclude:
+                    out[decision.id] = decision
                     known.add(label.casefold())
         return list(out.values())
 
@@ -267,15 +338,24 @@ class Dependents:
         native_raw, native_ok = self._native_blockers(number)
         ids = [str(r["node_id"]) for r in native_raw if r.get("node_id") and not r.get("pull_request")]
         commits, natives = self._commits_and_issues(number, ids)
+        stand_ins: dict[str, Decision] = {}
         if natives is None:  # one of them is gone since the listing: read each one that is still there
             commits, _ = self._commits_and_issues(number, [])
-            natives = [f for r in native_raw if (f := self._store.issue_by_number(int(r["number"]))) is not None]
+            natives = []
+            for raw in native_raw:
+                native = self._store.issue_by_number(int(raw["number"]))
+                if native is not None:
+                    natives.append(native)
+                elif self._store.missing(int(raw["number"])):
+                    stand_ins[f"#{raw['number']}"] = unverifiable_link(f"#{raw['number']}", "not found")
 
         found: dict[str, tuple[Decision, FoundIssue]] = {}
         for native in natives:
             hit = self._issues.as_decision(native)
             if hit:
                 found[hit[0].id] = hit
+            elif why := self._issues.claim_problem(native):
+                stand_ins[f"#{native.number}"] = unverifiable_link(f"#{native.number}", why)
         # The branch index only on a PR's first gate (then the PR is marked tracked; see the module docstring).
         own_branch = self.head_branch(pull) is not None
         tracked = has_label(pull, TRACKED_LABEL)
@@ -287,10 +367,7 @@ class Dependents:
         for ref in self._refs(pull.get("body")):
             if ref in numbers_known or ref == number:
                 continue
-            hit = self._lookup_number(ref)
-            if hit:
-                found.setdefault(hit[0].id, hit)
-                numbers_known.add(hit[1].number)
+            self._add(found, stand_ins, self._follow_number(ref), numbers_known)
         trailer_ids: list[str] = []
         for message in commits:
             for match in _TRAILER.finditer(message):
@@ -298,33 +375,42 @@ class Dependents:
                 if value.startswith("#") and value[1:].isdigit():
                     ref = int(value[1:])
                     if ref not in numbers_known and ref != number:
-                        hit = self._lookup_number(ref)
-                        if hit:
-                            found.setdefault(hit[0].id, hit)
-                            numbers_known.add(hit[1].number)
+                        self._add(found, stand_ins, self._follow_number(ref), numbers_known)
                     continue
                 try:
                     trailer_ids.append(check_decision_id(value))
                 except ValueError:
-                    log.info("ignoring Blocked-by trailer %r in #%s: not a decision id", value, number)
+                    stand_ins.setdefault(value, unverifiable_link(value, "not a decision id parkbot can look up"))
         labels_known = {decision_label(did).casefold() for did in found}
         for did in dict.fromkeys(trailer_ids):
             if did in found:
                 continue
-            hit = self._lookup_label(decision_label(did), decision_id=did)
-            if hit:
-                found[did] = hit
-                labels_known.add(decision_label(did).casefold())
+            self._add(found, stand_ins, self._follow_label(decision_label(did), decision_id=did), numbers_known)
+            labels_known.add(decision_label(did).casefold())
         for label in label_names(pull):
             if label.casefold().startswith(LABEL_PREFIX) and label.casefold() not in labels_known:
-                hit = self._lookup_label(label)
-                if hit:
-                    found.setdefault(hit[0].id, hit)
-                    labels_known.add(label.casefold())
+                if any(decision_label(did).casefold() == label.casefold() for did in found):
+                    continue
+                self._add(found, stand_ins, self._follow_label(label), numbers_known)
+                labels_known.add(label.casefold())
 
         self._record_edges(number, pull, found, native_raw if native_ok else None, mark_tracked=mark)
         self._store.rescanned(number)
-        return [decision for decision, _ in found.values()]
+        return [decision for decision, _ in found.values()] + [d for k, d in stand_ins.items() if k not in found]
+
+    @staticmethod
+    def _add(
+        found: dict[str, tuple[Decision, FoundIssue]],
+        stand_ins: dict[str, Decision],
+        hit: tuple[Decision, FoundIssue] | Decision | None,
+        numbers_known: set[int],
+    ) -> None:
+        """Keep what one link led to: a decision (and its issue), or the stand-in of a link that blocks."""
+        if isinstance(hit, tuple):
+            found.setdefault(hit[0].id, hit)
+            numbers_known.add(hit[1].number)
+        elif hit is not None:
+            stand_ins.setdefault(hit.id, hit)
 
     def head_branch(self, pull: dict[str, Any]) -> str | None:
         """The PR's head branch when it is a branch of this repository (None for forks and deleted forks)."""

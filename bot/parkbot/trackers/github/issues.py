@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from github import GithubException
 
 from parkbot.core.errors import BackendFailure, ConcurrentChange, Refused
-from parkbot.core.identity import check_decision_id
+from parkbot.core.identity import SEPARATOR, check_decision_id
 from parkbot.core.models import Answer, Decision, LogEntry
 from parkbot.core.tracker import Location, PollToken
 from parkbot.markdown import escape_markdown, one_line
@@ -37,6 +37,7 @@ from parkbot.trackers.github.labels import (
     DECISION_LABEL,
     INDEX_PREFIXES,
     LABEL_COLOR,
+    LABEL_PREFIX,
     ORIGIN_PREFIX,
     RESOLVED_LABEL,
     RUN_PREFIX,
@@ -66,7 +67,7 @@ from parkbot.trackers.github.store import (
     raw_json,
 )
 from parkbot.trackers.github.store import log as logger
-from parkbot.trackers.github.trust import author_of, change, own_version, written_by
+from parkbot.trackers.github.trust import author_of, change, own_version, same_login, written_by
 
 if TYPE_CHECKING:
     from parkbot.trackers.github.comments import Comments
@@ -92,6 +93,8 @@ class DecisionIssues:
         #: How long a filer whose label already existed waits for the other filer's issue to show up.
         self.race_wait = race_wait
         self._sleep = sleep
+        #: What this run did that the user should hear about (an issue not adopted), for the command's output.
+        self.notices: list[str] = []
 
     # -- identity -----------------------------------------------------------------------------
 
@@ -138,7 +141,7 @@ class DecisionIssues:
         closed = raw.get("state") == "closed"
         if not closed:
             decision = decision.model_copy(update={"state": "open", "answer": None})
-        elif has_label(raw, RESOLVED_LABEL) and decision.answer is not None:
+        elif decision.answer is not None:  # parkbot's own record says answered; the label says nothing
             decision = decision.model_copy(update={"state": "resolved"})
         else:
             decision = decision.model_copy(update={"state": "abandoned"})
@@ -156,6 +159,11 @@ class DecisionIssues:
         found.verified = True
         raw = found.raw
         own = self._store.own_login
+        if not self.authored(found):
+            found.own_body = None
+            who = author_of(raw) or "a deleted account"
+            found.problems = (f"issue #{found.number} was opened by {who}, not by parkbot ({own}): it is no decision",)
+            return found
         trusted = self._store.trusted_logins
         if any(written_by(raw, login) for login in trusted):
             found.own_body = str(raw.get("body") or "")
@@ -172,6 +180,38 @@ class DecisionIssues:
                 "it carries no authority (read as open and blocking, with no answer, escalation or requester)",
             )
         return found
+
+    def authored(self, found: FoundIssue) -> bool:
+        """Whether parkbot's own login opened the issue: only such an issue can be a decision's.
+
+        Anyone with write access can open an issue carrying a copy of a decision's hidden block and
+        its labels; authorship is the one fact about an issue nobody can change afterwards.
+        """
+        author = author_of(found.raw)
+        if self._store.is_parkbot(author):  # its own login, or the other identity during a move (``identity``)
+            return True
+        return bool(author and author.casefold().endswith("[bot]") and self._store.guesses_own_login())
+
+    def claim_problem(self, found: FoundIssue) -> str | None:
+        """Why an issue that looks like a decision's (its hidden block or a decision label) is none.
+
+        None for parkbot's own issues and for issues that claim nothing (an ordinary issue a pull
+        request says it depends on). A link to a claimed-but-foreign issue blocks (see
+        :mod:`parkbot.core.links`).
+        """
+        raw = found.raw
+        if raw.get("pull_request") or self.authored(found):
+            return None
+        labels = {n.casefold() for n in label_names(raw)}
+        claims = DECISION_LABEL in labels or any(n.startswith(LABEL_PREFIX) for n in labels)
+        try:
+            claims = claims or decision_payload(raw.get("body")) is not None
+        except ParseError:
+            claims = True
+        if not claims:
+            return None
+        self.verify(found)
+        return found.problems[0] if found.problems else "not written by parkbot"
 
     def _record_problems(self, found: FoundIssue, decision_id: str) -> list[str]:
         """Answer records on the issue that are not parkbot's own writing (when its comments were read).
@@ -226,6 +266,14 @@ class DecisionIssues:
             raw = found.raw
             if raw.get("pull_request"):
                 continue
+            if not self.authored(found):  # a copy someone else opened is never the decision's issue
+                logger.warning(
+                    "issue #%s carries the label of %s but was opened by %s, not by parkbot: ignored",
+                    found.number,
+                    decision_id,
+                    author_of(raw) or "a deleted account",
+                )
+                continue
             self.verify(found)
             body = found.own_body if found.own_body is not None else raw.get("body")
             try:
@@ -269,10 +317,43 @@ class DecisionIssues:
             found = self.pick(did, founds)
             if found is not None:
                 found.prs = prs
+            else:
+                found = self._by_origin(did)
         if found is None:
             self._store.forget(did)
             return None
         return self._adopt(did, found)
+
+    def _by_origin(self, did: str) -> FoundIssue | None:
+        """The decision's issue found without its own label (removed, or deleted from the repository).
+
+        Labels are an index, not the record: parkbot's own issue is still found through the origin's
+        index label, and read by the id its hidden block (as parkbot wrote it) holds (1 request).
+        """
+        origin, sep, _ = did.partition(SEPARATOR)
+        if not sep:
+            return None
+        founds, _ = self._store.issues_by_label(index_label(ORIGIN_PREFIX, origin), first=50)
+        for candidate in founds:
+            if candidate.raw.get("pull_request") or not self.authored(candidate):
+                continue
+            self.verify(candidate)
+            try:
+                payload = decision_payload(candidate.own_body)
+            except ParseError:
+                continue
+            if payload is not None and str(payload.get("id", "")).casefold() == did:
+                candidate.prs = ()
+                return candidate
+        return None
+
+    def find_unlabeled(self, decision_id: str) -> tuple[Decision, FoundIssue] | None:
+        """The decision and its issue when the issue no longer carries the decision's label (1 request)."""
+        did = check_decision_id(decision_id)
+        found = self._by_origin(did)
+        if found is None:
+            return None
+        return self._adopt(did, found), found
 
     def _adopt(self, did: str, found: FoundIssue) -> Decision:
         """The decision in a fresh read of its issue, which becomes the remembered copy and the context."""
@@ -330,8 +411,8 @@ class DecisionIssues:
         instead of listing again.
         """
         found = self._store.issue_by_number(number)
-        if found is None or not has_label(found.raw, DECISION_LABEL):
-            return None
+        if found is None or not self.authored(found):
+            return None  # an issue someone else opened is never a decision, whatever it carries
         self.verify(found)
         try:
             payload = decision_payload(found.own_body if found.own_body is not None else found.raw.get("body"))
@@ -378,7 +459,7 @@ class DecisionIssues:
     def readable(self, items: Iterable[FoundIssue]) -> Iterator[tuple[FoundIssue, Decision]]:
         """The issues among ``items`` with the decision each stores; damaged ones are skipped."""
         for found in items:
-            if found.raw.get("pull_request"):
+            if found.raw.get("pull_request") or not self.authored(found):
                 continue
             try:
                 decision = self._decision_from(found)
@@ -388,8 +469,8 @@ class DecisionIssues:
 
     def as_decision(self, found: FoundIssue | None) -> tuple[Decision, FoundIssue] | None:
         """The decision a decision issue holds (remembered as its current copy); None for anything else."""
-        if found is None or found.raw.get("pull_request") or not has_label(found.raw, DECISION_LABEL):
-            return None
+        if found is None or found.raw.get("pull_request") or not self.authored(found):
+            return None  # parkbot's own issue is a decision with or without its labels; another's never is
         try:
             decision = self._decision_from(found)
         except ParseError:
@@ -441,12 +522,15 @@ class DecisionIssues:
         store = self._store
         label = decision_label(decision.id)
         claimed = store.take_claim(decision.id)
+        foreign: list[FoundIssue] = []
         if not claimed:
             # The label existed but no issue carried it: another filer may be between its label and
             # its issue. Give it a moment, then look again right before creating.
             self._sleep(self.race_wait)
-            if self.pick(decision.id, self._listed(label)) is not None:
+            listed = self._listed(label)
+            if self.pick(decision.id, listed) is not None:
                 raise ConcurrentChange(f"decision {decision.id} was just filed by someone else; re-reading it")
+            foreign = [f for f in listed if not f.raw.get("pull_request") and not self.authored(f)]
         rendered = render_decision(decision)
         assignee = None if decision.with_planner else assignable_login(decision.owner)  # the planner's window
         labels = self.labels_for(decision)
@@ -482,8 +566,25 @@ class DecisionIssues:
         store.set_comments(found.number, [])
         if rendered.overflow:
             self._comments.sync_overflow(found.number, rendered.overflow)
+        if foreign:
+            self._not_adopted(found.number, decision.id, foreign)
         self._log.append(log)
         return Location(backend="github", number=found.number, url=raw.get("html_url"))
+
+    def _not_adopted(self, number: int, decision_id: str, foreign: list[FoundIssue]) -> None:
+        """Say on the new issue (and in the run's output) which issues claimed the decision and were not adopted."""
+        named = ", ".join(f"#{f.number} (opened by {author_of(f.raw) or 'a deleted account'})" for f in foreign)
+        text = (
+            f"{marker('notice', 'foreign-' + decision_id)}\nparkbot filed this issue for `{decision_id}`: "
+            f"{named} carried its label but was not opened by parkbot ({self._store.own_login}), so it is no "
+            "decision and was not adopted. Commands there are ignored.\n"
+        )
+        logger.warning("decision %s: not adopting %s; filed #%s instead", decision_id, named, number)
+        self.notices.append(f"{decision_id}: {named} carried its label but parkbot did not open it; filed #{number}")
+        try:
+            self._comments.upsert(number, "notice", "foreign-" + decision_id, text, refresh=False)
+        except BackendFailure as exc:
+            logger.warning("could not post the notice on #%s: %s", number, exc.message)
 
     def close_duplicate(self, number: int, winner: FoundIssue) -> None:
         """Close issue ``number`` as a duplicate of ``winner``, with a comment saying so (a filing race's loser)."""

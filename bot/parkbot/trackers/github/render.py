@@ -32,9 +32,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from parkbot.core.links import is_stand_in
 from parkbot.core.models import Answer, Decision
 from parkbot.core.tracker import GateResult
-from parkbot.markdown import code_block, code_span, escape_markdown, one_line, table_cell, truncate
+from parkbot.markdown import code_block, code_span, escape_markdown, inert, one_line, table_cell, truncate
 from parkbot.trackers.github.text import SAFE_BODY_LIMIT as BODY_LIMIT
 from parkbot.trackers.github.text import STATUS_DESCRIPTION_LIMIT, TITLE_LIMIT, chunks, hidden_json, pack, unpack
 
@@ -161,8 +162,8 @@ def _options_section(decision: Decision) -> str:
     if decision.kind == "review":
         for n, assumption in enumerate(decision.assumptions, start=1):
             done = next((o for o in decision.overrides if o.assumption == n), None)
-            note = f" — overridden: {escape_markdown(one_line(done.text, 500))}" if done else ""
-            lines.append(f"{n}. {escape_markdown(one_line(assumption.text, 1000))}{note}")
+            note = f" — overridden: {inert(one_line(done.text, 500))}" if done else ""
+            lines.append(f"{n}. {inert(one_line(assumption.text, 1000))}{note}")
         lines.append("")
         lines.append("Accept them all: `/accept`; override one: `/override <n> <what it should be>`.")
         lines.append("Commands must start a line of a new comment; only the owners below can answer.")
@@ -171,7 +172,7 @@ def _options_section(decision: Decision) -> str:
         lines += ["| Option | | To choose it, comment |", "| --- | --- | --- |"]
         for option in decision.options:
             note = "agent's guess" if option.id == decision.guess else ""
-            lines.append(f"| {code_span(option.id)} | {table_cell(option.label)} {note} | `/decide {option.id}` |")
+            lines.append(f"| {code_span(option.id)} | {_inert_cell(option.label)} {note} | `/decide {option.id}` |")
         lines.append("")
     how = []
     if decision.free_text_allowed:
@@ -182,6 +183,12 @@ def _options_section(decision: Decision) -> str:
     lines.append("Or " + "; ".join(how) + ".")
     lines.append("Commands must start a line of a new comment; only the owners below can answer.")
     return "\n".join(lines)
+
+
+def _inert_cell(text: str) -> str:
+    """Agent text in a table cell of parkbot's own issue: :func:`~parkbot.markdown.inert`, on one line,
+    with no bare ``|`` left (GitHub ends a cell at one even inside a code span)."""
+    return re.sub(r"(?<!\\)\|", r"\\|", inert(" ".join(text.split())))
 
 
 def _meta_section(decision: Decision) -> str:
@@ -197,7 +204,7 @@ def _meta_section(decision: Decision) -> str:
     if decision.dependents:
         rows.append(("Dependents", ", ".join(table_cell(d) for d in decision.dependents)))
     if decision.assumptions:
-        rows.append(("Assumptions", "<br>".join(table_cell(a.text) for a in decision.assumptions)))
+        rows.append(("Assumptions", "<br>".join(_inert_cell(a.text) for a in decision.assumptions)))
     out = ["| | |", "| --- | --- |", *(f"| {k} | {v} |" for k, v in rows)]
     return "\n".join(out)
 
@@ -224,7 +231,7 @@ def _work_section(decision: Decision, budget: int | None, where: str) -> str:
 def render_decision(decision: Decision, *, limit: int = BODY_LIMIT) -> RenderedDecision:
     """The issue title, body and overflow comments for a decision (see the module docstring)."""
     status = _status_section(decision)
-    head = (status + "\n\n" if status else "") + escape_markdown(decision.question.strip())
+    head = (status + "\n\n" if status else "") + inert(decision.question.strip())
     head += "\n\n" + _options_section(decision)
     meta = _meta_section(decision)
     title = issue_title(decision)
@@ -516,6 +523,8 @@ def _decision_line(decision: Decision, url: str | None) -> str:
     line = f"- {ident}: {escape_markdown(one_line(decision.title, 200))}"
     if decision.state == "abandoned":
         line += " (closed without an answer: it keeps blocking)"
+    if is_stand_in(decision):  # a link nothing answers for: say why it blocks
+        return line + "".join(f"\n  - {escape_markdown(one_line(p, 500))}" for p in decision.problems)
     for problem in decision.problems:
         line += f"\n  - parkbot ignored a change it did not make: {escape_markdown(one_line(problem, 500))}"
     return line
@@ -528,11 +537,21 @@ def check_output(result: GateResult, urls: Mapping[str, str | None], *, blocked_
     if result.blocking:
         n = len(result.blocking)
         noun = f"{n} open decision{'s' if n != 1 else ''}"
+        shared = [str(t) for t in result.details.get("same_commit") or []]
         lines = [
             f"This change waits for the answer to {noun}:",
             "",
             *(_decision_line(d, urls.get(d.id)) for d in result.blocking),
             "",
+            *(
+                [
+                    f"This commit is also the head of {', '.join(escape_markdown(t) for t in shared)}, which "
+                    "waits: the check is per commit, so it stays blocked while any pull request at it waits.",
+                    "",
+                ]
+                if shared
+                else []
+            ),
             "An owner answers on each decision's issue (the commands are listed there); this check turns "
             "green by itself when the last one is answered.",
         ]

@@ -123,6 +123,7 @@ class IssueStore:
         self._rescans: set[int] = set()  # PRs whose next gate looks up the branch index even if tracked
         self._histories: dict[str, list[dict[str, Any]]] = {}  # node id -> its edit history, newest first
         self._notified: set[tuple[int, str]] = set()  # (issue, notice key) checked or posted this run
+        self._missing: set[int] = set()  # issue numbers a read found nothing at
         #: The open dashboard issues a read brought along, for this run's dashboard write.
         self._dashboards: list[dict[str, Any]] | None = None
 
@@ -179,6 +180,14 @@ class IssueStore:
             return self._configured_login
         login = self.token_login()
         return login if login.casefold().endswith("[bot]") else ACTIONS_LOGIN
+
+    def guesses_own_login(self) -> bool:
+        """Whether parkbot's login is only a guess: a person's token, and no ``bot_login`` configured.
+
+        Such a run cannot write anything with parkbot's authority (a person's command goes through
+        parkbot's own workflow), so it reads an issue any App opened as possibly parkbot's own.
+        """
+        return not self._configured_login and not self.token_login().casefold().endswith("[bot]")
 
     def token_login(self) -> str:
         """The login of the token (one GraphQL request, unless a query of this run already said)."""
@@ -339,9 +348,16 @@ class IssueStore:
                 if isinstance(n, dict) and isinstance(n.get("number"), int)
             ]
         node = repository.get("issueOrPullRequest")
-        if not node or node.get("__typename") != "Issue":
+        if not node:
+            self._missing.add(number)
+            return None
+        if node.get("__typename") != "Issue":
             return None
         return self.found_from(node)
+
+    def missing(self, number: int) -> bool:
+        """Whether the last read of ``number`` found nothing there (deleted, or transferred away)."""
+        return number in self._missing
 
     def found_from(self, node: dict[str, Any]) -> FoundIssue:
         """A GraphQL issue as the REST-shaped copy the writes work from; its comments, when read, are kept."""

@@ -242,6 +242,12 @@ class GitHubTracker(
     def decision_at(self, number: int) -> Decision | None:
         return self.issues.decision_at(number)
 
+    def sharing_commit(self, target: str) -> list[str]:
+        return self.dependents.sharing_commit(target)
+
+    def indexed_dependents(self, decision_id: str) -> list[str]:
+        return self.dependents.indexed_dependents(decision_id)
+
     def reply(self, issue_number: int, key: str, text: str) -> None:
         self.comments.reply(issue_number, key, text)
 

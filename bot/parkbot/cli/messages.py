@@ -1,0 +1,50 @@
+"""What a failure says on the command line: the core's plain message, and the next step as a ``parkbot`` command.
+
+The core words its refusals without any surface's syntax and gives each a reason code, a next step's
+code and the decision it is about (:class:`~parkbot.core.errors.ParkbotError`); this is where the command
+line adds its own commands, as a GitHub reply adds ``/decide ...`` (``parkbot.events.replies``) and an
+MCP error names the tool's arguments (``parkbot.mcp_server``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parkbot.core.errors import ParkbotError, with_step
+
+ANSWER = "parkbot resolve {id} --answer OPTION"
+
+
+def next_step(exc: ParkbotError) -> str | None:
+    """The ``parkbot`` command to run next for this failure (by its ``step``), or None when the message says all."""
+    did = exc.decision or "ID"
+    answer = ANSWER.format(id=did)
+    steps = {
+        "check_id": "check the id with `parkbot list`",
+        "add_hierarchy_or_answer": f"answer with `{answer}`, or with an explicit default: `{answer} --default` "
+        "(a hierarchy is set in .github/parkbot.yml)",
+        "answer_or_default": f"answer with `{answer}`, or with an explicit default: `{answer} --default`",
+        "answer": f"answer it with `{answer}`",
+        "accept_or_override": f"`parkbot accept {did}` accepts them, `parkbot override {did} NUMBER TEXT` "
+        "overrides one",
+        "answer_again": f"finish it with `{answer}`",
+        "gate_target": "give a pull request number (PR), or --ref BRANCH",
+        "pr_on_github": "add --backend github, or gate a branch with --ref BRANCH",
+        "other_backend": "or work on GitHub issues with --backend github",
+        "name_actor": "name them with --by LOGIN (or PARKBOT_ACTOR)",
+    }
+    return steps.get(exc.step or "")
+
+
+def cli_message(exc: ParkbotError) -> str:
+    """The message the command line prints for ``exc`` (on stderr, and in the ``--json`` error object)."""
+    return with_step(exc.message, next_step(exc))
+
+
+def error_object(exc: ParkbotError) -> dict[str, Any]:
+    """The one shape of every failure with ``--json`` (documented in docs/cli.md); ``did_you_mean`` lists
+    the closest existing decision ids when the one given is not there."""
+    data: dict[str, Any] = {"error": exc.reason, "message": cli_message(exc), "exit_code": int(exc.exit_code)}
+    if exc.suggestions:
+        data["did_you_mean"] = list(exc.suggestions)
+    return data

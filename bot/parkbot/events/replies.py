@@ -1,0 +1,36 @@
+"""What a refusal says on GitHub: the core's plain message, and the next step as a comment command.
+
+The core words its refusals without any surface's syntax (:class:`~parkbot.core.errors.ParkbotError`:
+a message, a reason code, a next step's code, the decision); replies on decision issues and notices in the run add the
+comment commands (``/decide ...``), as the command line adds ``parkbot resolve ...``.
+"""
+
+from __future__ import annotations
+
+from parkbot.core.errors import ParkbotError, with_step
+
+DECIDE = "`/decide <option>`"
+DEFAULT = "`/default <option>`"
+
+#: The next step of each refusal (by its ``step``), as comment commands on the decision issue.
+STEPS = {
+    "add_hierarchy_or_answer": f"answer with {DECIDE}, or with an explicit default: {DEFAULT} (a hierarchy is set "
+    "in `.github/parkbot.yml`)",
+    "answer_or_default": f"answer with {DECIDE}, or with an explicit default: {DEFAULT}",
+    "answer": f"answer it with {DECIDE}",
+    "accept_or_override": "`/accept` accepts them, `/override <n> <what it should be>` overrides one",
+    "answer_again": f"an owner finishes it by answering again on the issue: {DECIDE}",
+}
+
+#: Said after parkbot reopens a decision closed without an answer: how to answer it on the issue.
+REOPENED_STEP = f"answer with {DECIDE}, or with an explicit default: {DEFAULT}"
+
+
+def github_step(exc: ParkbotError) -> str | None:
+    """The next step for ``exc`` as comment commands (Markdown), or None when the message says all."""
+    return STEPS.get(exc.step or "")
+
+
+def github_message(exc: ParkbotError) -> str:
+    """The message a notice of the run gives for ``exc``."""
+    return with_step(exc.message, github_step(exc))
