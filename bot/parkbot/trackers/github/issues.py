@@ -67,7 +67,7 @@ from parkbot.trackers.github.store import (
     raw_json,
 )
 from parkbot.trackers.github.store import log as logger
-from parkbot.trackers.github.trust import author_of, change, own_version, same_login, written_by
+from parkbot.trackers.github.trust import author_of, change, own_version, written_by
 
 if TYPE_CHECKING:
     from parkbot.trackers.github.comments import Comments
