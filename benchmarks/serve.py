@@ -100,7 +100,7 @@ def exactly_once(trials: int, root: Path) -> tuple[int, int] | str:
         return why
     import psycopg
 
-    postgres = Postgres(root / "pg").start()
+    postgres = Postgres().start()
     try:
         with FakeGitHubServer() as github:
             github.fake.put_file(".github/parkbot.yml", CONFIG_TEXT)

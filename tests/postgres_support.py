@@ -11,6 +11,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import tempfile
 from pathlib import Path
 
 SEARCH = ("/usr/local/bin", "/usr/lib/postgresql/*/bin")
@@ -41,9 +42,11 @@ def why_not() -> str | None:
 
 
 class Postgres:
-    """One PostgreSQL cluster in ``folder``: ``start()``, ``url``, ``stop()``."""
+    """One PostgreSQL cluster in ``folder`` (default: a new folder of its own in the system's temporary
+    folder, which the postgres user can reach): ``start()``, ``url``, ``stop()``."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path | None = None) -> None:
+        folder = folder or Path(tempfile.mkdtemp(prefix="parkbot-pg-"))
         found = find_binaries()
         assert found is not None
         self.initdb, self.pg_ctl = found
@@ -67,11 +70,6 @@ class Postgres:
         if self.prefix:
             entry = pwd.getpwnam("postgres")
             os.chown(self.folder, entry.pw_uid, entry.pw_gid)
-            self.folder.chmod(0o755)
-            parent = self.folder.parent
-            while parent != parent.parent:  # the postgres user must be able to reach the folder
-                parent.chmod(parent.stat().st_mode | 0o005)
-                parent = parent.parent
         self._run(self.initdb, "-D", str(self.data), "-A", "trust", "-U", "parkbot", "--no-sync", "-E", "UTF8")
         options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60"
         self._run(self.pg_ctl, "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w", "start")
@@ -84,3 +82,4 @@ class Postgres:
             check=False,
             timeout=60,
         )
+        shutil.rmtree(self.folder, ignore_errors=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -21,8 +20,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(why_not() is not None, reason
 
 
 @pytest.fixture(scope="module")
-def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    server = Postgres(Path(tmp_path_factory.mktemp("pg"))).start()
+def postgres() -> Iterator[str]:
+    # Not under pytest's temporary folder: only its owner may enter that, and PostgreSQL runs as postgres.
+    server = Postgres().start()
     try:
         yield server.url
     finally:
