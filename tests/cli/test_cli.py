@@ -214,9 +214,9 @@ def test_every_command_has_an_example_in_its_help() -> None:
     for name in names:
         text = CliRunner().invoke(cli, [name, "--help"]).stdout
         assert "Example" in text, name
-        # events come from GitHub (always the GitHub backend); a configuration, the guide and shell completion
-        # need no backend; init chooses one with --git or --github
-        if name not in ("handle-event", "config", "guide", "completion", "init"):
+        # events come from GitHub (always the GitHub backend, as is the App's server); a configuration, the guide
+        # and shell completion need no backend; init chooses one with --git or --github
+        if name not in ("handle-event", "config", "guide", "completion", "init", "serve"):
             assert "--backend" in text, name
 
 

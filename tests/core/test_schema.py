@@ -92,6 +92,14 @@ def test_every_documented_example_validates(where: str, document: Any) -> None:
         server = document["mcpServers"]["parkbot"]
         assert (server["command"], server["args"][0]) == ("parkbot", "mcp"), where
         return
+    if "default_permissions" in document:
+        # parkbot serve's GitHub App manifest (docs/serve.md): it subscribes only to events parkbot handles,
+        # and sends them to the server's webhook endpoint.
+        from parkbot.events import ROUTER
+
+        assert all(ROUTER.knows(event) for event in document["default_events"]), where
+        assert document["hook_attributes"]["url"].endswith("/api/github/webhooks"), where
+        return
     if "status" not in document:
         assert set(document) <= INVENTORY_KEYS, f"{where}: neither a result nor an inventory: {document}"
         # An inventory file (.parkbot/inventory.json): a done result whose status and origin may be left out.

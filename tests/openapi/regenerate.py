@@ -90,6 +90,18 @@ OPERATIONS: tuple[str, ...] = (
     "checks/update",
     "checks/get",
     "checks/list-for-ref",
+    # parkbot serve: the GitHub App (its identity, installations, tokens, webhook deliveries)
+    "apps/get-authenticated",
+    "apps/list-installations",
+    "apps/create-installation-access-token",
+    "apps/get-repo-installation",
+    "apps/list-repos-accessible-to-installation",
+    "apps/list-webhook-deliveries",
+    "apps/redeliver-webhook-delivery",
+    # parkbot doctor: what protects the default branch, and the workflow token's default permissions
+    "repos/get-branch-protection",
+    "repos/get-branch-rules",
+    "actions/get-github-actions-default-workflow-permissions-repository",
 )
 
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}

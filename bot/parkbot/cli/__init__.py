@@ -128,6 +128,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "completion",
         "Print the shell completion script for bash, zsh or fish.",
     ),
+    "doctor": (
+        "parkbot.cli.doctor",
+        "doctor",
+        "Say whether the gate actually protects anything, and what to change where it does not.",
+    ),
+    "serve": (
+        "parkbot.cli.serve",
+        "serve",
+        "Run parkbot as a GitHub App: a webhook server for many repositories, on a durable queue.",
+    ),
     "config": (
         "parkbot.cli.config",
         "config_group",

@@ -60,6 +60,7 @@ from typing import Any, NamedTuple
 import requests
 import responses
 
+from . import app as app_routes
 from . import graphql
 from .openapi_check import OpenAPISpec, OpenAPIViolation, load_spec
 from .routes import ROUTES, ApiError, Ctx, Reply
@@ -250,6 +251,12 @@ class FakeGitHub:
         self.content_limit: ContentLimit | None = None
         #: ghcost: reactions on issue comments, oldest first.
         self.reactions: list[Reaction] = []
+        #: The GitHub App this repository is an installation of (``install_app``), and what protects it.
+        self.app: app_routes.AppState | None = None
+        self.rulesets: list[dict[str, Any]] = []  # active rules on the default branch (``require_check``)
+        self.protection: dict[str, Any] | None = None  # required checks of the branch protection; None: none
+        self.protection_admin = True  # may the token read branch protection (Administration: read)?
+        self.workflow_permissions = "read"
 
         self.add_user(owner, type="Organization")
         self.add_user(login)
@@ -429,6 +436,14 @@ class FakeGitHub:
         self.comments[c.id] = c
         self.issues[number].updated_at = now
         return c
+
+    def install_app(self, slug: str = "parkbot", app_id: int = 424242, key: tuple[str, Any] | None = None) -> str:
+        """Make this repository an installation of GitHub App ``slug``; its private key (PEM). See :mod:`.app`."""
+        return app_routes.install_app(self, slug, app_id, key)
+
+    def require_check(self, context: str, app_id: int | None, *, where: str = "ruleset") -> None:
+        """Require ``context`` on the default branch from ``app_id`` (a ruleset, or ``where="protection"``)."""
+        app_routes.require_check(self, context, app_id, where=where)
 
     def add_token(self, token: str, login: str, kind: str | None = None) -> Token:
         """Accept ``token`` as acting for ``login`` (``kind``: ``app`` for a ``[bot]`` login, else ``personal``)."""
@@ -956,6 +971,10 @@ class FakeGitHub:
                 raise ApiError(400, "Problems parsing JSON")
             self._authenticate(method, headers)
             op_id, params = self._route(method, api_path)
+            if (self.actor_kind == "jwt") != (op_id in app_routes.JWT_OPERATIONS) and self.app is not None:
+                raise ApiError(
+                    401, "A JSON web token could not be decoded" if self.actor_kind != "jwt" else "Bad credentials"
+                )
             if self.rate_remaining <= 0 and op_id != "rate-limit/get":
                 raise ApiError(
                     403,
@@ -1024,6 +1043,8 @@ class FakeGitHub:
         if token is None:
             return True
         self.tokens_seen.append(token)
+        if self.app is not None and app_routes.looks_like_jwt(token):
+            return app_routes.authenticate_jwt(self, token)
         known = self.tokens.get(token)
         if known is not None:
             self.actor, self.actor_kind = known.login, known.kind
