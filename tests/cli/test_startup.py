@@ -239,3 +239,22 @@ def test_the_startup_benchmark_still_runs(tmp_path: Path) -> None:
     assert "| backlog of 3 decisions |" in text
     assert "| 1 runs |" in text
     assert list(tmp_path.iterdir()) == []  # the temporary repositories are gone
+
+
+@pytest.mark.parametrize("args", [["gate", "--ref", "main"], ["--help"]])
+def test_a_command_leaves_the_environment_as_the_user_set_it(repo: Path, args: list[str]) -> None:
+    """Nothing is switched off for speed behind the user's back: the git processes a command starts, an
+    agent's hooks and the pydantic plugins a user installed see the environment the user gave it."""
+    code = (
+        "import atexit, json, os, sys\n"
+        "atexit.register(lambda: sys.__stderr__.write('ENV ' + json.dumps(dict(os.environ)) + '\\n'))\n"
+        f"sys.argv = ['parkbot', *{args!r}]\n"
+        "from parkbot.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    env.pop("PYDANTIC_DISABLE_PLUGINS", None)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(next(line for line in done.stderr.splitlines() if line.startswith("ENV ")).removeprefix("ENV "))
+    assert seen == env
