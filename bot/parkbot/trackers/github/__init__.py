@@ -61,6 +61,7 @@ first sees them, which keeps resolution within 4 requests per dependent.
 """
 
 from parkbot.trackers.github.access import assignable_login
+from parkbot.trackers.github.client import client_from_env
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
 from parkbot.trackers.github.dependents import NATIVE_UNAVAILABLE
 from parkbot.trackers.github.gate import STATUS_STATES
@@ -73,6 +74,7 @@ from parkbot.trackers.github.labels import (
     INDEX_PREFIXES,
     KEY_PREFIX,
     LABEL_COLOR,
+    LABEL_PREFIX,
     LOG_LABEL,
     ORIGIN_PREFIX,
     QUESTION_PREFIX,
@@ -86,6 +88,8 @@ from parkbot.trackers.github.labels import (
     precedent_labels,
 )
 from parkbot.trackers.github.question_log import DERIVED_EVENTS, derived_log
+from parkbot.trackers.github.render import STATUS_CONTEXT, ParseError, decision_payload, read_marker
+from parkbot.trackers.github.setup import create_standing_labels
 from parkbot.trackers.github.tracker import GitHubTracker
 
 __all__ = [
@@ -99,6 +103,7 @@ __all__ = [
     "INDEX_PREFIXES",
     "KEY_PREFIX",
     "LABEL_COLOR",
+    "LABEL_PREFIX",
     "LOG_LABEL",
     "NATIVE_UNAVAILABLE",
     "ORIGIN_PREFIX",
@@ -106,13 +111,19 @@ __all__ = [
     "RESOLVED_LABEL",
     "RUN_PREFIX",
     "STATE_LABELS",
+    "STATUS_CONTEXT",
     "STATUS_STATES",
     "TRACKED_LABEL",
     "GitHubTracker",
+    "ParseError",
     "assignable_login",
     "branch_label",
     "branch_labels",
+    "client_from_env",
+    "create_standing_labels",
+    "decision_payload",
     "derived_log",
     "index_label",
     "precedent_labels",
+    "read_marker",
 ]
