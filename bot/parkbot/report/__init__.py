@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from parkbot.core.dashboard_index import DASHBOARD_MARKER, is_dashboard
 from parkbot.core.models import Decision
 from parkbot.core.questions import cluster_key
 from parkbot.report.clusters import AnswerCount, Cluster, find_clusters
-from parkbot.report.dashboard_body import DASHBOARD_MARKER, is_dashboard, render_body, render_dashboard
+from parkbot.report.dashboard_body import render_body, render_dashboard
 from parkbot.report.figures import (
     Linker,
     OpenItem,

@@ -21,7 +21,6 @@ from parkbot.core.dashboard_index import (
     MAX_BODY,
     DashboardEntry,
     DashboardIndex,
-    is_dashboard,  # noqa: F401 - part of what this module offers (parkbot.report re-exports it)
     recount,
 )
 from parkbot.core.models import Decision

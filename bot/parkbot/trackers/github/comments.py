@@ -60,7 +60,7 @@ class Comments:
         if written_by(comment, own):
             return str(comment.get("body") or "")
         node_id = comment.get("node_id")
-        return own_version(self._store.history(node_id), own) if node_id else None
+        return own_version(self._store.histories.of(node_id), own) if node_id else None
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -68,7 +68,7 @@ class Comments:
         """Post a new comment on ``number`` (1 request)."""
         store = self._store
         raw = store.unit(f"comment on #{number}", lambda _: raw_json(store.issue(number).create_comment(body)))
-        store.add_comment(number, raw)
+        store.comments.add(number, raw)
         return raw
 
     def upsert(self, number: int, kind: str, key: str, body: str, *, refresh: bool = True) -> dict[str, Any]:
@@ -80,7 +80,7 @@ class Comments:
         store = self._store
 
         def unit(attempt: int) -> dict[str, Any]:
-            comments = store.comments_of(number, refresh=refresh or attempt > 1)
+            comments = store.comments.of(number, refresh=refresh or attempt > 1)
             for comment in comments:
                 found = read_marker(comment.get("body"))
                 if found and found.kind == kind and found.key == key and self.by_parkbot(comment):
@@ -91,7 +91,7 @@ class Comments:
                     comment["editor"] = {"login": store.token_login()}
                     return comment
             raw = raw_json(store.issue(number).create_comment(body))
-            store.add_comment(number, raw)
+            store.comments.add(number, raw)
             return raw
 
         return store.unit(f"write the {kind} comment on #{number}", unit)
@@ -100,7 +100,7 @@ class Comments:
         """Make the overflow comments of an issue exactly ``bodies`` (matched by their marker keys)."""
         wanted = {work_chunk_key(b): b for b in bodies}
         existing: dict[str | None, dict[str, Any]] = {}
-        for comment in self._store.comments_of(number, refresh=True):
+        for comment in self._store.comments.of(number, refresh=True):
             key = work_chunk_key(comment.get("body"))
             if key is not None and self.by_parkbot(comment):
                 existing[key] = comment
@@ -130,7 +130,7 @@ class Comments:
         return self.upsert(issue_number, "reply", key, render_reply(key, text))
 
     def comment_url(self, issue_number: int, comment_id: int | str) -> str:
-        found = self._store.known_issue(issue_number)
+        found = self._store.issues.known_issue(issue_number)
         base = (found.raw.get("html_url") if found else None) or self._store.web_url(f"issues/{issue_number}")
         return f"{base}#issuecomment-{comment_id}"
 
@@ -145,7 +145,7 @@ class Comments:
         except ValueError:
             return None
         for refresh in (False, True):
-            for comment in self._store.comments_of(issue_number, refresh=refresh):
+            for comment in self._store.comments.of(issue_number, refresh=refresh):
                 if int(comment["id"]) == wanted:
                     author = author_of(comment) or "a deleted account"
                     writer = last_writer(comment)
@@ -169,7 +169,7 @@ class Comments:
         parkbot posted but someone else changed is read from its edit history (its last version by
         parkbot), and :meth:`restore_answer_record` writes that version back.
         """
-        for comment in self._store.comments_of(number):
+        for comment in self._store.comments.of(number):
             if not self.by_parkbot(comment):
                 continue  # a marker anyone else posted (another bot included) carries nothing
             text = self.own_text(comment)
@@ -197,6 +197,6 @@ class Comments:
             store.issue(number).get_comment(int(comment["id"])).edit(text)  # lazy: one PATCH
 
         store.unit(f"restore parkbot's comment {comment['id']} on #{number}", restore)
-        for cached in store.cached_comments(number):
+        for cached in store.comments.cached(number):
             if int(cached["id"]) == int(comment["id"]):
                 cached.update(body=text, editor={"login": store.token_login()})

@@ -85,7 +85,7 @@ class Dashboard:
         """The index the dashboard issue carries: the listing a decision read brought along, else the label's
         listing (1 request); kept for the write either way."""
         listed = self._listed()
-        self._store.keep_dashboards(listed)
+        self._store.dashboards.keep(listed)
         return read_index(listed[0].get("body")) if listed else None
 
     def write_dashboard(
@@ -112,7 +112,7 @@ class Dashboard:
         visible = render(index, min(MAX_BODY, SAFE_BODY_LIMIT - len(block) - 2))
         body = f"{visible.rstrip()}\n{block}\n"
         listed = self._listed()
-        self._store.keep_dashboards(None)
+        self._store.dashboards.keep(None)
         if not listed:
             if not create:
                 return 0, "absent"
@@ -145,7 +145,7 @@ class Dashboard:
     def _listed(self) -> list[dict[str, Any]]:
         """The open dashboard issues: those this run has listed (a decision read brings them along), else
         the label's listing (1 request)."""
-        seen = self._store.dashboards_seen()
+        seen = self._store.dashboards.seen()
         return _only_dashboards(seen) if seen is not None else self._dashboards()
 
     def _dashboards(self) -> list[dict[str, Any]]:

@@ -108,7 +108,7 @@ class Dependents:
         if not match:
             return []
         number = int(match.group(1))
-        pull = self._store.pull(number)
+        pull = self._store.pulls.get(number)
         sha = str(((pull or {}).get("head") or {}).get("sha") or "")
         if not re.fullmatch(r"[0-9a-fA-F]{40}", sha):
             return []
@@ -120,7 +120,7 @@ class Dependents:
         for other in listed:
             head = str((other.get("head") or {}).get("sha") or "").lower()
             if other.get("state") == "open" and head == sha.lower() and int(other["number"]) != number:
-                self._store.keep_pull(other)
+                self._store.pulls.keep(other)
                 out.append(f"#{other['number']}")
         return out
 
@@ -142,7 +142,7 @@ class Dependents:
                 lambda _: self._store.raw_list(self._store.repo.get_pulls(state="open", head=head)),
             )
             for pull in pulls:
-                self._store.keep_pull(pull)
+                self._store.pulls.keep(pull)
             return [int(p["number"]) for p in pulls]
         return []
 
@@ -166,7 +166,7 @@ class Dependents:
                     continue
                 if str(side.get("label", "")).casefold() != head.casefold():
                     continue
-                self._store.keep_pull(pull)
+                self._store.pulls.keep(pull)
                 found.append(int(pull["number"]))
             return found
 
@@ -253,7 +253,7 @@ class Dependents:
         """The decision issue ``#number`` holds; a stand-in when it is gone or not parkbot's; None for another issue."""
         found = self._store.issue_by_number(number)
         if found is None:
-            gone = self._store.missing(number)
+            gone = self._store.marks.missing(number)
             return unverifiable_link(f"#{number}", "not found (deleted or transferred)") if gone else None
         hit = self._issues.as_decision(found)
         if hit is not None:
@@ -329,10 +329,10 @@ class Dependents:
         For a reopened pull request (the ``pull_request`` ``reopened`` event): a decision parked for
         its branch while it was closed did not find it (parking lists open pull requests only). No request.
         """
-        self._store.rescan(number)
+        self._store.pulls.rescan(number)
 
     def _linked_for_pull(self, number: int, *, branch_lookup: bool = False) -> list[Decision]:
-        pull = self._store.pull(number, fresh=True)
+        pull = self._store.pulls.get(number, fresh=True)
         if pull is None:
             raise InvalidInput(f"#{number} is not a pull request in {self._store.repository}")
         native_raw, native_ok = self._native_blockers(number)
@@ -346,7 +346,7 @@ class Dependents:
                 native = self._store.issue_by_number(int(raw["number"]))
                 if native is not None:
                     natives.append(native)
-                elif self._store.missing(int(raw["number"])):
+                elif self._store.marks.missing(int(raw["number"])):
                     stand_ins[f"#{raw['number']}"] = unverifiable_link(f"#{raw['number']}", "not found")
 
         found: dict[str, tuple[Decision, FoundIssue]] = {}
@@ -359,7 +359,7 @@ class Dependents:
         # The branch index only on a PR's first gate (then the PR is marked tracked; see the module docstring).
         own_branch = self.head_branch(pull) is not None
         tracked = has_label(pull, TRACKED_LABEL)
-        if own_branch and (not tracked or branch_lookup or self._store.wants_rescan(number)):
+        if own_branch and (not tracked or branch_lookup or self._store.pulls.wants_rescan(number)):
             for hit in self.branch_dependents_of(pull):
                 found.setdefault(hit[0].id, hit)
         mark = own_branch and not tracked
@@ -395,7 +395,7 @@ class Dependents:
                 labels_known.add(label.casefold())
 
         self._record_edges(number, pull, found, native_raw if native_ok else None, mark_tracked=mark)
-        self._store.rescanned(number)
+        self._store.pulls.rescanned(number)
         return [decision for decision, _ in found.values()] + [d for k, d in stand_ins.items() if k not in found]
 
     @staticmethod

@@ -80,7 +80,7 @@ class Gate:
                 continue
             listed = target.startswith("branch:")  # the listing that found them was just read
             for number in numbers:
-                pull = self._store.pull(number, fresh=not listed)
+                pull = self._store.pulls.get(number, fresh=not listed)
                 if pull is None:
                     states.append(DependentState(target, publishable=False, note="not a pull request"))
                     continue
@@ -95,7 +95,7 @@ class Gate:
         found = self._issues.found(decision)
         states: list[DependentState] = []
         for number in self._dependents.pr_numbers(decision):
-            pull = self._store.pull(number, fresh=True)
+            pull = self._store.pulls.get(number, fresh=True)
             if pull is None:
                 continue
             others = self._dependents.recorded_links(pull, exclude=decision.id, exclude_number=found.number)
@@ -116,7 +116,7 @@ class Gate:
         return states
 
     def _publish(self, number: int, result: GateResult) -> None:
-        pull = self._store.pull(number)
+        pull = self._store.pulls.get(number)
         if pull is None:
             return
         self._publish_on(pull["head"]["sha"], result, blocked_fails=False)

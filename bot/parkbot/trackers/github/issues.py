@@ -116,7 +116,7 @@ class DecisionIssues:
             return True
 
         claimed = self._store.unit(f"create the label {label}", create)
-        self._store.note_claim(decision_id, claimed)
+        self._store.issues.note_claim(decision_id, claimed)
         return claimed
 
     # -- reading decisions ----------------------------------------------------------------------
@@ -133,7 +133,7 @@ class DecisionIssues:
         body = found.own_body if found.own_body is not None else str(raw.get("body") or "")
         overflow: list[str] = []
         if overflow_ref(body) is not None:
-            comments = self._store.comments_of(found.number)
+            comments = self._store.comments.of(found.number)
             overflow = [c.get("body") or "" for c in comments if self._comments.by_parkbot(c)]
         decision = parse_decision(body, overflow)
         if found.own_body is None:
@@ -148,7 +148,7 @@ class DecisionIssues:
         problems = [*found.problems, *self._record_problems(found, decision.id)]
         if not problems:
             return decision
-        if self._store.comments_read(found.number):  # read with its comments: the problems are all known
+        if self._store.comments.held(found.number):  # read with its comments: the problems are all known
             self._notify(found, problems)
         return decision.with_problems(problems)
 
@@ -169,7 +169,7 @@ class DecisionIssues:
             return found
         where = f"the body of #{found.number}, parkbot's record of this decision,"
         node_id = raw.get("node_id")
-        found.own_body = own_version(self._store.history(node_id), own) if node_id else None
+        found.own_body = own_version(self._store.histories.of(node_id), own) if node_id else None
         if found.own_body is not None:
             found.problems = (f"{where} was changed by {change(raw)}, not by parkbot ({own})",)
         else:
@@ -219,7 +219,7 @@ class DecisionIssues:
         """
         problems: list[str] = []
         own = self._store.own_login
-        for comment in self._store.cached_comments(found.number):
+        for comment in self._store.comments.cached(found.number):
             where = f"comment {comment['id']} on #{found.number}"
             if not self._comments.by_parkbot(comment):
                 if _is_answer_record(comment.get("body"), decision_id):
@@ -240,9 +240,9 @@ class DecisionIssues:
         if not self._store.writes_as_itself():
             return  # a person's token (parkbot resolve on a workstation) never writes in parkbot's name
         key = "changed-" + hashlib.sha256("\n".join(sorted(problems)).encode("utf-8")).hexdigest()[:16]
-        if not self._store.first_notice(found.number, key):
+        if not self._store.marks.first_notice(found.number, key):
             return
-        comments = self._store.cached_comments(found.number)
+        comments = self._store.comments.cached(found.number)
         if any(_has_marker(c, "notice", key) and self._comments.by_parkbot(c) for c in comments):
             return
         text = render_notice(key, problems, self._store.own_login)
@@ -305,7 +305,7 @@ class DecisionIssues:
 
     def find(self, decision_id: str) -> Decision | None:
         did = check_decision_id(decision_id)
-        primed = self._store.take_primed(did)
+        primed = self._store.issues.take_primed(did)
         if primed is not None:
             found: FoundIssue | None = primed
         else:
@@ -316,7 +316,7 @@ class DecisionIssues:
             else:
                 found = self._by_origin(did)
         if found is None:
-            self._store.forget(did)
+            self._store.issues.forget(did)
             return None
         return self._adopt(did, found)
 
@@ -353,7 +353,7 @@ class DecisionIssues:
 
     def _adopt(self, did: str, found: FoundIssue) -> Decision:
         """The decision in a fresh read of its issue, which becomes the remembered copy and the context."""
-        self._store.remember(did, found)
+        self._store.issues.remember(did, found)
         try:
             decision = self._decision_from(found)
         except ParseError as exc:
@@ -420,7 +420,7 @@ class DecisionIssues:
             did = check_decision_id(str(payload.get("id", "")))
         except ValueError:
             return None
-        self._store.prime(did, found)
+        self._store.issues.prime(did, found)
         try:
             decision = self._decision_from(found)
         except ParseError:
@@ -429,11 +429,11 @@ class DecisionIssues:
 
     def found(self, decision: Decision) -> FoundIssue:
         """The issue of ``decision`` as last read (read now if need be)."""
-        found = self._store.known(decision.id)
+        found = self._store.issues.known(decision.id)
         if found is None:
             if self.find(decision.id) is None:
                 raise BackendFailure(f"decision {decision.id} has no issue on GitHub (was it deleted?)")
-            found = self._store.known(decision.id)
+            found = self._store.issues.known(decision.id)
             assert found is not None
         return found
 
@@ -449,7 +449,7 @@ class DecisionIssues:
         founds, _ = self._store.issues_by_label(DECISION_LABEL, states=states, comments=False, every_page=True)
         for found, decision in self.readable(sorted(founds, key=lambda f: f.number)):
             if state is None or decision.state == state:
-                self._store.remember(decision.id, found)
+                self._store.issues.remember(decision.id, found)
                 yield decision
 
     def readable(self, items: Iterable[FoundIssue]) -> Iterator[tuple[FoundIssue, Decision]]:
@@ -471,17 +471,17 @@ class DecisionIssues:
             decision = self._decision_from(found)
         except ParseError:
             return None
-        self._store.remember(decision.id, found)
+        self._store.issues.remember(decision.id, found)
         return decision, found
 
     def decision_url(self, decision: Decision) -> str | None:
         """The web address of the decision's issue, when this run has read it (no request)."""
-        found = self._store.known(decision.id)
+        found = self._store.issues.known(decision.id)
         return found.raw.get("html_url") if found else None
 
     def last_seen(self, decision_id: str) -> Decision | None:
         """The decision as this run last read or wrote its issue (no request), or None if it has not."""
-        found = self._store.known(decision_id)
+        found = self._store.issues.known(decision_id)
         if found is None:
             return None
         try:
@@ -517,7 +517,7 @@ class DecisionIssues:
     def create(self, decision: Decision, log: LogEntry) -> Location:
         store = self._store
         label = decision_label(decision.id)
-        claimed = store.take_claim(decision.id)
+        claimed = store.issues.take_claim(decision.id)
         foreign: list[FoundIssue] = []
         if not claimed:
             # The label existed but no issue carried it: another filer may be between its label and
@@ -558,8 +558,8 @@ class DecisionIssues:
             if winner is not None and winner.number != found.number:
                 self.close_duplicate(found.number, winner)
                 raise ConcurrentChange(f"decision {decision.id} was filed twice at once; keeping #{winner.number}")
-        store.remember(decision.id, found)
-        store.set_comments(found.number, [])
+        store.issues.remember(decision.id, found)
+        store.comments.set(found.number, [])
         if rendered.overflow:
             self._comments.sync_overflow(found.number, rendered.overflow)
         if foreign:
@@ -617,7 +617,7 @@ class DecisionIssues:
             number = found.number
             new_raw = self._store.unit(f"update issue #{number}", lambda _: self._store.edit(number, changes))
             found = FoundIssue(new_raw, prs=found.prs, own_body=rendered.body, verified=True)  # as this run wrote it
-            self._store.remember(decision.id, found)
+            self._store.issues.remember(decision.id, found)
         if rendered.overflow:
             self._comments.sync_overflow(found.number, rendered.overflow)
         if log is not None:
@@ -669,7 +669,9 @@ class DecisionIssues:
             changes.update(state="closed", state_reason=reason)
         number = found.number
         new_raw = self._store.unit(f"close issue #{number}", lambda _: self._store.edit(number, changes))
-        self._store.remember(decision.id, FoundIssue(new_raw, prs=found.prs, own_body=rendered.body, verified=True))
+        self._store.issues.remember(
+            decision.id, FoundIssue(new_raw, prs=found.prs, own_body=rendered.body, verified=True)
+        )
 
 
 def _is_answer_record(body: str | None, decision_id: str) -> bool:
