@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from parkbot.trackers.github.dashboard_issue import Dashboard
     from parkbot.trackers.github.dependents import Dependents
     from parkbot.trackers.github.gate import Gate
+    from parkbot.trackers.github.issue_writes import DecisionWrites
     from parkbot.trackers.github.issues import DecisionIssues
     from parkbot.trackers.github.question_log import LogIssue, QuestionLog
     from parkbot.trackers.github.reactions import CommentReactions
@@ -61,6 +62,7 @@ class Parts:
     comments: Comments
     log_issue: LogIssue
     issues: DecisionIssues
+    writes: DecisionWrites
     question_log: QuestionLog
     dependents: Dependents
     answers: AnswerRecords
@@ -89,10 +91,10 @@ class TrackerPart(Parts, Tracker):
         return self.issues.location(decision)
 
     def create(self, decision: Decision, log: LogEntry) -> Location:
-        return self.issues.create(decision, log)
+        return self.writes.create(decision, log)
 
     def update(self, decision: Decision, log: LogEntry | None = None) -> Location:
-        return self.issues.update(decision, log)
+        return self.writes.update(decision, log)
 
     def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
         return self.issues.iter_decisions(state)
@@ -123,10 +125,10 @@ class TrackerPart(Parts, Tracker):
         return self.gate.clear_blocking(decision)
 
     def close(self, decision: Decision, answer: Answer, log: LogEntry) -> None:
-        self.issues.close(decision, answer, log)
+        self.writes.close(decision, answer, log)
 
     def mark_abandoned(self, decision: Decision, reason: str, log: LogEntry) -> None:
-        self.issues.mark_abandoned(decision, reason, log)
+        self.writes.mark_abandoned(decision, reason, log)
 
     # -- Tracker: budgets and the question log ---------------------------------------------------
 
@@ -218,7 +220,7 @@ class CommentsPart(Parts, IssueComments, CommentRecords, capabilities.CommentRea
         return self.store.writes_as_itself()
 
     def post_command(self, decision: Decision, text: str) -> str:
-        return self.issues.post_command(decision, text)
+        return self.writes.post_command(decision, text)
 
 
 class GatesPart(Parts, CommitGates, BranchRescan, FindsPullsByCommit):

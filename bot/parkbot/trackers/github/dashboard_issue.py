@@ -29,6 +29,7 @@ from parkbot.trackers.github.store import FoundIssue, log, raw_json
 from parkbot.trackers.github.text import SAFE_BODY_LIMIT, pack, unpack
 
 if TYPE_CHECKING:
+    from parkbot.trackers.github.issue_writes import DecisionWrites
     from parkbot.trackers.github.issues import DecisionIssues
     from parkbot.trackers.github.store import IssueStore
 
@@ -71,9 +72,10 @@ def fit(index: DashboardIndex) -> tuple[DashboardIndex, str]:
 class Dashboard:
     """The dashboard issue (see the module docstring)."""
 
-    def __init__(self, store: IssueStore, issues: DecisionIssues) -> None:
+    def __init__(self, store: IssueStore, issues: DecisionIssues, writes: DecisionWrites) -> None:
         self._store = store
         self._issues = issues
+        self._writes = writes
         #: Why the last pin attempt failed (pinning is best effort), None after a success.
         self.pin_notice: str | None = None
 
@@ -162,7 +164,7 @@ class Dashboard:
         for raw in duplicates:
             if int(raw["number"]) != keep:
                 log.warning("closing the duplicate dashboard #%s (keeping #%s)", raw["number"], keep)
-                self._issues.close_duplicate(int(raw["number"]), winner)
+                self._writes.close_duplicate(int(raw["number"]), winner)
 
     def pin_issue(self, number: int, node_id: str | None = None) -> bool:
         """Pin issue ``number`` to the repository, best effort: False (and a notice) if it fails.

@@ -54,6 +54,7 @@ from parkbot.trackers.github.render import ParseError, decision_payload
 from parkbot.trackers.github.store import FoundIssue, already_exists, has_label, label_names, log
 
 if TYPE_CHECKING:
+    from parkbot.trackers.github.issue_writes import DecisionWrites
     from parkbot.trackers.github.issues import DecisionIssues
     from parkbot.trackers.github.store import IssueStore
 
@@ -75,9 +76,10 @@ _TRAILER = re.compile(r"(?im)^[ \t]*blocked-by[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$
 class Dependents:
     """Edges between decisions and pull requests (see the module docstring)."""
 
-    def __init__(self, store: IssueStore, issues: DecisionIssues) -> None:
+    def __init__(self, store: IssueStore, issues: DecisionIssues, writes: DecisionWrites) -> None:
         self._store = store
         self._issues = issues
+        self._writes = writes
         #: Why a label's issue was not followed (opened by someone else), for the stand-in's reason.
         self._foreign: dict[str, str] = {}
 
@@ -513,7 +515,7 @@ class Dependents:
                 self.link_natively(number, where)
             if target not in decision.dependents:
                 updated = decision.model_copy(update={"dependents": [*decision.dependents, target]})
-                self._issues.update(updated)
+                self._writes.update(updated)
         if mark_tracked:
             missing_labels.append(TRACKED_LABEL)
         if missing_labels:

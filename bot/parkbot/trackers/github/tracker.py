@@ -27,6 +27,7 @@ from parkbot.trackers.github.comments import Comments
 from parkbot.trackers.github.dashboard_issue import Dashboard
 from parkbot.trackers.github.dependents import Dependents
 from parkbot.trackers.github.gate import Gate, PublishMode
+from parkbot.trackers.github.issue_writes import DecisionWrites
 from parkbot.trackers.github.issues import DecisionIssues
 from parkbot.trackers.github.question_log import LogIssue, QuestionLog
 from parkbot.trackers.github.reactions import CommentReactions
@@ -55,13 +56,16 @@ class GitHubTracker(TrackerPart, PlannerPart, PollingPart, CommentsPart, GatesPa
         self.store = IssueStore(client, bot_login=bot_login)
         self.comments = Comments(self.store)
         self.log_issue = LogIssue(self.store, self.comments)
-        self.issues = DecisionIssues(self.store, self.comments, self.log_issue, race_wait=race_wait, sleep=sleep)
+        self.issues = DecisionIssues(self.store, self.comments, self.log_issue)
+        self.writes = DecisionWrites(
+            self.store, self.comments, self.log_issue, self.issues, race_wait=race_wait, sleep=sleep
+        )
         self.question_log = QuestionLog(self.store, self.issues, self.log_issue)
-        self.dependents = Dependents(self.store, self.issues)
+        self.dependents = Dependents(self.store, self.issues, self.writes)
         self.answers = AnswerRecords(self.store, self.issues, self.comments, self.dependents)
         self.gate = Gate(self.store, self.issues, self.dependents)
         self.access = Access(self.store, self.dependents)
-        self.dashboard = Dashboard(self.store, self.issues)
+        self.dashboard = Dashboard(self.store, self.issues, self.writes)
         self.reactions = CommentReactions(self.store)
         self.sources = SourceFiles(self.store)
 
