@@ -63,9 +63,10 @@ def _labels(top: Path) -> tuple[list[dict[str, str]], str | None]:
     repository = _github_repository(top)
     if repository is None:
         return [], "not created: set GITHUB_REPOSITORY=owner/name (no github.com remote named origin)"
-    from parkbot.trackers.github import client_from_env, create_standing_labels
+    from parkbot.trackers.github import client as github_client
+    from parkbot.trackers.github import create_standing_labels
 
-    client = client_from_env({**os.environ, "GITHUB_REPOSITORY": repository})
+    client = github_client.client_from_env({**os.environ, "GITHUB_REPOSITORY": repository})
     return [{"name": o.name, "action": o.action} for o in create_standing_labels(client)], None
 
 

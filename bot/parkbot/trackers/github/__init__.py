@@ -61,10 +61,10 @@ first sees them, which keeps resolution within 4 requests per dependent.
 """
 
 from parkbot.trackers.github.access import assignable_login
-from parkbot.trackers.github.client import client_from_env
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
 from parkbot.trackers.github.dependents import NATIVE_UNAVAILABLE
 from parkbot.trackers.github.gate import STATUS_STATES
+from parkbot.trackers.github.gate_text import STATUS_CONTEXT
 from parkbot.trackers.github.labels import (
     ABANDONED_LABEL,
     BLOCKING_LABEL,
@@ -88,7 +88,7 @@ from parkbot.trackers.github.labels import (
     precedent_labels,
 )
 from parkbot.trackers.github.question_log import DERIVED_EVENTS, derived_log
-from parkbot.trackers.github.render import STATUS_CONTEXT, ParseError, decision_payload, read_marker
+from parkbot.trackers.github.render import ParseError, decision_payload, read_marker
 from parkbot.trackers.github.setup import create_standing_labels
 from parkbot.trackers.github.tracker import GitHubTracker
 
@@ -119,7 +119,6 @@ __all__ = [
     "assignable_login",
     "branch_label",
     "branch_labels",
-    "client_from_env",
     "create_standing_labels",
     "decision_payload",
     "derived_log",

@@ -36,7 +36,7 @@ from parkbot.core.tracker import (
 )
 from parkbot.trackers.github.access import is_bot_login
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
-from parkbot.trackers.github.render import STATUS_CONTEXT
+from parkbot.trackers.github.gate_text import STATUS_CONTEXT
 
 if TYPE_CHECKING:
     from parkbot.core.authority import Actor

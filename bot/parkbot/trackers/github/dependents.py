@@ -49,6 +49,7 @@ from parkbot.core.identity import check_decision_id
 from parkbot.core.links import unverifiable_link
 from parkbot.core.models import Decision
 from parkbot.trackers.github import queries
+from parkbot.trackers.github.dependent_text import PR_TARGET, TRAILER, body_refs, head_branch
 from parkbot.trackers.github.labels import LABEL_PREFIX, TRACKED_LABEL, branch_label, decision_label
 from parkbot.trackers.github.render import ParseError, decision_payload
 from parkbot.trackers.github.store import FoundIssue, already_exists, has_label, label_names, log
@@ -60,17 +61,6 @@ if TYPE_CHECKING:
 
 #: Statuses on the native dependency endpoints that mean "not available here" (plan, GHES version, PRs).
 NATIVE_UNAVAILABLE = frozenset({403, 404, 410, 422})
-
-_PR_TARGET = re.compile(r"^#(\d+)$")
-_BODY_LINK = re.compile(
-    r"(?im)\b(?:blocked[ \t]*-?[ \t]*by|depends[ \t]*-?[ \t]*on)[ \t]*:?[ \t]*"
-    r"(?P<refs>(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+/issues/\d+)"
-    r"(?:[ \t]*(?:,|and|&)[ \t]*(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+/issues/\d+))*)"
-)
-_REF = re.compile(
-    r"(?:(?P<repo>[\w.-]+/[\w.-]+)?#(?P<n>\d+))|(?:https?://\S+?/(?P<urlrepo>[\w.-]+/[\w.-]+)/issues/(?P<un>\d+))"
-)
-_TRAILER = re.compile(r"(?im)^[ \t]*blocked-by[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
 
 
 class Dependents:
@@ -106,7 +96,7 @@ class Dependents:
         whose head it is share the check run published on it. Forks' pull requests are not listed by
         commit until merged, and they cannot share a head commit of this repository's branches anyway.
         """
-        match = _PR_TARGET.match(target)
+        match = PR_TARGET.match(target)
         if not match:
             return []
         number = int(match.group(1))
@@ -133,7 +123,7 @@ class Dependents:
         return [f"#{r['number']}" for r in listed if r.get("pull_request") and r.get("state") == "open"]
 
     def target_prs(self, target: str) -> list[int]:
-        match = _PR_TARGET.match(target)
+        match = PR_TARGET.match(target)
         if match:
             return [int(match.group(1))]
         if target.startswith("branch:"):
@@ -220,17 +210,6 @@ class Dependents:
         )
         pull.setdefault("labels", []).extend({"name": name} for name in missing)
 
-    def _refs(self, text: str | None) -> list[int]:
-        """Issue numbers named in ``Blocked by`` / ``Depends on`` lines of this repository."""
-        numbers: list[int] = []
-        for match in _BODY_LINK.finditer(text or ""):
-            for ref in _REF.finditer(match.group("refs")):
-                repo = ref.group("repo") or ref.group("urlrepo")
-                if repo and repo.casefold() != self._store.repository.casefold():
-                    continue
-                numbers.append(int(ref.group("n") or ref.group("un")))
-        return list(dict.fromkeys(numbers))
-
     def _follow_label(self, label: str, *, decision_id: str | None = None) -> tuple[Decision, FoundIssue] | Decision:
         """The decision a link by ``label`` (or a trailer naming ``decision_id``) names, or a stand-in that blocks.
 
@@ -295,7 +274,7 @@ class Dependents:
     ) -> list[Decision]:
         """Decisions a PR links through its labels and body (no commit or native lookups)."""
         out: dict[str, Decision] = {}
-        for number in self._refs(pull.get("body")):
+        for number in body_refs(pull.get("body"), self._store.repository):
             if number == exclude_number or number == int(pull["number"]):
                 continue
             hit = self._follow_number(number)
@@ -366,13 +345,13 @@ class Dependents:
                 found.setdefault(hit[0].id, hit)
         mark = own_branch and not tracked
         numbers_known = {f.number for _, f in found.values()}
-        for ref in self._refs(pull.get("body")):
+        for ref in body_refs(pull.get("body"), self._store.repository):
             if ref in numbers_known or ref == number:
                 continue
             self._add(found, stand_ins, self._follow_number(ref), numbers_known)
         trailer_ids: list[str] = []
         for message in commits:
-            for match in _TRAILER.finditer(message):
+            for match in TRAILER.finditer(message):
                 value = match.group("value")
                 if value.startswith("#") and value[1:].isdigit():
                     ref = int(value[1:])
@@ -415,13 +394,7 @@ class Dependents:
             stand_ins.setdefault(hit.id, hit)
 
     def head_branch(self, pull: dict[str, Any]) -> str | None:
-        """The PR's head branch when it is a branch of this repository (None for forks and deleted forks)."""
-        head = pull.get("head") or {}
-        ref = head.get("ref")
-        head_repo = (head.get("repo") or {}).get("full_name")
-        if not ref or not head_repo or head_repo.casefold() != self._store.repository.casefold():
-            return None
-        return str(ref)
+        return head_branch(pull, self._store.repository)
 
     def branch_dependents_of(self, pull: dict[str, Any]) -> list[tuple[Decision, FoundIssue]]:
         """Unresolved decisions that name the PR's head branch (``branch:<head ref>``) as a dependent.

@@ -31,8 +31,7 @@ from parkbot.core.models import Decision
 from parkbot.core.tracker import DependentState, GateResult
 from parkbot.markdown import one_line
 from parkbot.trackers.github.access import is_bot_login
-from parkbot.trackers.github.labels import BLOCKING_LABEL, decision_label
-from parkbot.trackers.github.render import (
+from parkbot.trackers.github.gate_text import (
     CHECK_NAME,
     STATUS_CONTEXT,
     CheckOutput,
@@ -41,6 +40,7 @@ from parkbot.trackers.github.render import (
     gate_description,
     gate_state,
 )
+from parkbot.trackers.github.labels import BLOCKING_LABEL, decision_label
 from parkbot.trackers.github.store import has_label, label_name
 from parkbot.trackers.github.store import log as logger
 from parkbot.trackers.github.text import STATUS_DESCRIPTION_LIMIT
