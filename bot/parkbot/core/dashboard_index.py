@@ -256,16 +256,3 @@ def _bounded(
             "complete": complete and dropped == 0,
         }
     )
-
-
-# --- how the dashboard's text is recognized (the report renders it, the GitHub adapter finds it) ---
-
-#: The hidden line every dashboard body ends with: what tells parkbot's dashboard from any other issue.
-DASHBOARD_MARKER = "<!-- parkbot:dashboard -->"
-#: GitHub refuses issue bodies over 65,536 characters; stay well below it.
-MAX_BODY = 60_000
-
-
-def is_dashboard(body: str | None) -> bool:
-    """Whether an issue body is a dashboard this bot wrote."""
-    return bool(body) and DASHBOARD_MARKER in (body or "")

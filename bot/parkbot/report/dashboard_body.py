@@ -16,14 +16,9 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ValidationError
 
-from parkbot.core.dashboard_index import (
-    DASHBOARD_MARKER,
-    MAX_BODY,
-    DashboardEntry,
-    DashboardIndex,
-    recount,
-)
+from parkbot.core.dashboard_index import DashboardEntry, DashboardIndex, recount
 from parkbot.core.models import Decision
+from parkbot.dashboard_marker import DASHBOARD_MARKER, MAX_BODY
 from parkbot.report.figures import Report, Share, TimeToAnswer, as_utc
 from parkbot.report.render import human_duration, md, md_code, md_dependent, percent
 

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from github import GithubException
 
-from parkbot.core.dashboard_index import MAX_BODY, DashboardIndex, is_dashboard, shrink
+from parkbot.core.dashboard_index import DashboardIndex, shrink
 from parkbot.core.errors import BackendFailure
+from parkbot.dashboard_marker import MAX_BODY, is_dashboard
 from parkbot.trackers.github.labels import DASHBOARD_LABEL
 from parkbot.trackers.github.store import FoundIssue, log, raw_json
 from parkbot.trackers.github.text import SAFE_BODY_LIMIT, pack, unpack
