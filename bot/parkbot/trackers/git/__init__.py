@@ -51,9 +51,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from parkbot.trackers.git.clone import NoWorkingTree, origin_url, working_tree
 # The doorway: what the rest of parkbot (the translators, the CLI, parkbot.backends) may import from this
 # adapter; tests/test_architecture.py holds them to it.
+from parkbot.trackers.git.clone import NoWorkingTree, origin_url, working_tree
 from parkbot.trackers.git.layout import DEFAULT_REF, decision_path, index_path, links_key, notes_path
 from parkbot.trackers.git.refs import CasLost
 from parkbot.trackers.git.repository import LOG_SEGMENT_BYTES, LOG_SEGMENT_LINES
