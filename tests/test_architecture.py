@@ -1,4 +1,5 @@
-"""The border docs/architecture.md draws, checked on the source: the core is pure, each adapter keeps to itself.
+"""The borders docs/architecture.md draws, checked on the source: the core is pure, each adapter keeps to itself,
+the translators reach an adapter only through its doorway, and no surface reaches into another.
 
 Read from the files' syntax trees (every import, also those inside functions), so a lazy import
 cannot slip past.
@@ -94,12 +95,86 @@ def test_the_core_reads_no_file_and_no_environment() -> None:
 
 @pytest.mark.parametrize(("adapter", "other"), [("github", "git"), ("git", "github")])
 def test_an_adapter_never_reaches_into_the_other_or_into_the_translators(adapter: str, other: str) -> None:
-    banned = (f"parkbot.trackers.{other}", "parkbot.events", "parkbot.cli", "parkbot.api", "parkbot.mcp_server")
+    banned = (
+        f"parkbot.trackers.{other}",
+        *TRANSLATORS,
+        *SURFACES,
+        "parkbot.backends",
+        "parkbot.report",
+        "parkbot.actions_output",
+        "parkbot.dashboard_refresh",
+    )
     crossings = [
         f"{where(path, line)} imports {module}"
         for path in modules(BOT / "trackers" / adapter)
         for line, module in imported(path)
         if any(within(module, b) for b in banned)
+    ]
+    assert crossings == []
+
+
+#: The one module each adapter offers the rest of parkbot: its package (``__init__``), which exports only what
+#: the translators and the composition root (:mod:`parkbot.backends`) use.
+DOORWAYS = ("parkbot.trackers.github", "parkbot.trackers.git")
+#: The layers that turn a request into calls on :mod:`parkbot.api` or the core: commands, webhook events.
+TRANSLATORS = ("parkbot.api", "parkbot.events")
+#: Where a user or an agent reaches parkbot: the command line, the MCP server, the webhook server.
+SURFACES = ("parkbot.cli", "parkbot.mcp_server", "parkbot.serve")
+#: The only crossings between surfaces: a CLI command that starts another surface, from its own module.
+LAUNCHERS = {"parkbot/cli/mcp.py": "parkbot.mcp_server", "parkbot/cli/serve.py": "parkbot.serve"}
+
+
+def files_of(module: str) -> list[Path]:
+    """The source files of a module or package (none when it does not exist in this tree)."""
+    path = BOT.parent.joinpath(*module.split("."))
+    if path.is_dir():
+        return modules(path)
+    return [p for p in [path.with_suffix(".py")] if p.exists()]
+
+
+def test_translators_and_surfaces_reach_an_adapter_only_through_its_doorway() -> None:
+    crossings = [
+        f"{where(path, line)} imports {module}"
+        for layer in (*TRANSLATORS, *SURFACES, "parkbot.backends")
+        for path in files_of(layer)
+        for line, module in imported(path)
+        if within(module, "parkbot.trackers") and module not in DOORWAYS
+    ]
+    assert crossings == []
+
+
+def test_the_doorways_export_what_they_name() -> None:
+    """Each doorway's ``__all__`` is what it offers, and every name in it can be imported from it."""
+    import importlib
+
+    for doorway in DOORWAYS:
+        package = importlib.import_module(doorway)
+        assert [name for name in package.__all__ if getattr(package, name, None) is None] == []
+
+
+def test_no_surface_imports_another_surface_and_no_translator_imports_a_surface() -> None:
+    crossings = []
+    for layer in (*TRANSLATORS, *SURFACES):
+        for path in files_of(layer):
+            allowed = LAUNCHERS.get(str(path.relative_to(BOT.parent)))
+            crossings += [
+                f"{where(path, line)} imports {module}"
+                for line, module in imported(path)
+                for surface in SURFACES
+                if surface != layer and within(module, surface) and module != allowed
+            ]
+    assert crossings == []
+
+
+def test_only_the_git_adapter_runs_git() -> None:
+    """No module outside ``trackers/git`` imports GitPython or starts a process that could be git."""
+    crossings = [
+        f"{where(path, line)} imports {module}"
+        for path in modules(BOT)
+        if not path.is_relative_to(BOT / "trackers" / "git")
+        for line, module in imported(path)
+        if any(within(module, banned) for banned in ("git", "gitdb", "subprocess"))
+        and path != BOT / "actions_output.py"  # it runs parkbot itself (``python -m parkbot.cli.events``), not git
     ]
     assert crossings == []
 

@@ -34,41 +34,19 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 from parkbot.markdown import literal, table_code, truncate
 from parkbot.terminal import printable
-
-AnnotationLevel = Literal["error", "warning", "notice", "debug"]
+from parkbot.workflow_commands import (  # noqa: F401 - the escaping is re-exported: callers and tests use it from here
+    AnnotationLevel,
+    annotation,
+    escape_data,
+    escape_property,
+    workflow_command,
+)
 
 _OUTPUT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
-
-
-# --- workflow commands ---------------------------------------------------------------------------
-
-
-def escape_data(text: str) -> str:
-    """A workflow-command message: ``%``, ``\\r`` and ``\\n`` percent-encoded (the toolkit's escapeData)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """A workflow-command property value: also ``:`` and ``,`` (the toolkit's escapeProperty)."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def workflow_command(command: str, message: str, **properties: str | int | None) -> str:
-    """``::command key=value,...::message``, every part escaped."""
-    if not re.fullmatch(r"[a-z][a-z-]*", command):
-        raise ValueError(f"not a workflow command: {command!r}")
-    props = ",".join(
-        f"{key}={escape_property(str(value))}" for key, value in properties.items() if value is not None and value != ""
-    )
-    return f"::{command}{' ' + props if props else ''}::{escape_data(message)}"
-
-
-def annotation(level: AnnotationLevel, message: str, *, title: str | None = None) -> str:
-    return workflow_command(level, message, title=title)
 
 
 def untrusted(text: str, token: str | None = None) -> str:

@@ -11,7 +11,6 @@ when that remote is on the host ``GITHUB_API_URL`` points at.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,20 +161,12 @@ def repository_from_remote(url: str, host: str) -> str | None:
 
 def repository_from_origin(repo_path: str | Path, api_url: str) -> tuple[str | None, str]:
     """``owner/name`` of the ``origin`` remote of the clone at ``repo_path``, or None and why not."""
+    from parkbot.trackers.git import origin_url
+
     host = web_host(api_url)
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(repo_path), "remote", "get-url", "origin"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=10,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None, "git could not be run to read the origin remote"
-    if done.returncode != 0:
-        return None, f"{Path(repo_path).resolve()} has no origin remote to infer it from"
-    url = done.stdout.strip()
+    url, why = origin_url(repo_path)
+    if url is None:
+        return None, why
     found = repository_from_remote(url, host)
     if found is None:
         shown = _without_credentials(url)

@@ -408,7 +408,7 @@ def _failure(exc: ParkbotError) -> types.CallToolResult:
 
 def build_server(open_backlog: Callable[[], Backlog]) -> Server[Any]:
     """The MCP server over the backlog ``open_backlog`` opens (on the first tool call)."""
-    from parkbot.cli.guide import guide_text
+    from parkbot.guide import guide_text
 
     backlog = _Backlog(open_backlog)
 

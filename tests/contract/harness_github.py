@@ -10,7 +10,8 @@ from parkbot.backends import Backend
 from parkbot.core.config import Config, Owners
 from parkbot.events import handle_event
 from parkbot.trackers.github import GitHubTracker
-from parkbot.trackers.github.client import GitHubSettings, RetryPolicy, build_client
+from parkbot.trackers.github.client import RetryPolicy, build_client
+from parkbot.trackers.github.settings import GitHubSettings
 from tests.support.events import labels_of, webhook, with_repository
 from tests.support.github_helpers import fake_github, make_tracker
 

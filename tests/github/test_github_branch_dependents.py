@@ -85,7 +85,7 @@ def test_the_branch_index_is_one_request_however_many_decisions(fake: FakeGitHub
             decision = decision.model_copy(update={"state": "resolved", "answer": answer})
         rendered = render_decision(decision)
         state = "closed" if decision.state == "resolved" else "open"
-        labels = tracker.issues.labels_for(decision)
+        labels = tracker.writes.labels_for(decision)
         fake.add_issue(rendered.title, rendered.body, labels=labels, author=fake.login, state=state)
     pr = fake.add_pull(title="Refund flow", head_ref=BRANCH)
     fake.reset_log()

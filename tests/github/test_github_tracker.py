@@ -191,7 +191,7 @@ def test_the_issue_of_a_concurrent_filer_is_found_not_duplicated(fake: FakeGitHu
     fake.add_label(decision_label(DID))  # the other filer won the label ...
 
     def other_files_now(_: float) -> None:  # ... and files its issue while we wait
-        other.store.note_claim(DID, True)
+        other.store.issues.note_claim(DID, True)
         other.create(*_new(result()))
 
     tracker = make_tracker(fake, race_wait=0.5, sleep=other_files_now)
@@ -205,7 +205,7 @@ def test_the_issue_of_a_concurrent_filer_is_found_not_duplicated(fake: FakeGitHu
 def test_a_duplicate_from_a_lost_race_is_closed(fake: FakeGitHub) -> None:
     fake.add_label(decision_label(DID))
     first = make_tracker(fake)
-    first.store.note_claim(DID, True)
+    first.store.issues.note_claim(DID, True)
     first.create(*_new(result()))
     late = make_tracker(fake)  # its wait ran out before the first issue showed up
     real_pick = late.issues.pick

@@ -15,7 +15,8 @@ from parkbot.trackers.github import (
     DECISION_LABEL,
     GitHubTracker,
 )
-from parkbot.trackers.github.client import GitHubSettings, RetryPolicy, build_client
+from parkbot.trackers.github.client import RetryPolicy, build_client
+from parkbot.trackers.github.settings import GitHubSettings
 from tests.support import results
 from tests.support.fakegithub import FakeGitHub
 

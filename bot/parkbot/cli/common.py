@@ -1,7 +1,10 @@
 """What every command shares: backend options, output for people and machines, and exit codes.
 
-Only this layer reads the environment (through click's ``envvar``) and writes to the terminal; the
-API (:mod:`parkbot.api`) and the lifecycle below it are pure of both.
+The commands read their options from the environment through click's ``envvar`` and print what the
+API (:mod:`parkbot.api`) returns: the text, one JSON object, and the exit code of an error. The core
+below reads no environment and prints nothing (tests/test_architecture.py); the API and the adapters
+do read the environment they are given or run in (``Backlog.open``, git's own variables), and the GitHub
+client shows rate-limit waits on stderr.
 """
 
 from __future__ import annotations

@@ -33,26 +33,24 @@ GIT_ADVICE = [
 
 
 def _top(repo: str) -> Path:
-    import git
+    from parkbot.trackers.git import NoWorkingTree, working_tree
 
     try:
-        found = git.Repo(repo, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return working_tree(repo)
+    except NoWorkingTree as missing:
+        if missing.bare:
+            raise InvalidInput(f"{repo} is a bare repository: run parkbot init in a working tree") from None
         raise InvalidInput(f"{repo} is not inside a git repository: run parkbot init in your repository") from None
-    if found.working_tree_dir is None:
-        raise InvalidInput(f"{repo} is a bare repository: run parkbot init in a working tree")
-    return Path(found.working_tree_dir)
 
 
 def _github_repository(top: Path) -> str | None:
     """``GITHUB_REPOSITORY``, else the ``origin`` remote when it is on github.com."""
     if os.environ.get("GITHUB_REPOSITORY"):
         return os.environ["GITHUB_REPOSITORY"].strip()
-    import git
+    from parkbot.trackers.git import origin_url
 
-    try:
-        url = git.Repo(top).remote("origin").url
-    except (ValueError, git.GitCommandError):
+    url, _ = origin_url(top)
+    if url is None:
         return None
     found = GITHUB_REMOTE.search(url)
     return found.group("repo") if found else None
@@ -65,10 +63,10 @@ def _labels(top: Path) -> tuple[list[dict[str, str]], str | None]:
     repository = _github_repository(top)
     if repository is None:
         return [], "not created: set GITHUB_REPOSITORY=owner/name (no github.com remote named origin)"
-    from parkbot.trackers.github.client import client_from_env
-    from parkbot.trackers.github.setup import create_standing_labels
+    from parkbot.trackers.github import client as github_client
+    from parkbot.trackers.github import create_standing_labels
 
-    client = client_from_env({**os.environ, "GITHUB_REPOSITORY": repository})
+    client = github_client.client_from_env({**os.environ, "GITHUB_REPOSITORY": repository})
     return [{"name": o.name, "action": o.action} for o in create_standing_labels(client)], None
 
 

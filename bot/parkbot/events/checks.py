@@ -18,7 +18,7 @@ from parkbot.core.errors import InvalidInput
 from parkbot.events.base import Context, Event, Item, ignored, is_bot
 from parkbot.events.pulls import gate_head
 from parkbot.events.router import Router
-from parkbot.trackers.github.render import STATUS_CONTEXT
+from parkbot.trackers.github import STATUS_CONTEXT
 
 router = Router()
 

@@ -48,7 +48,7 @@ from parkbot.core.tracker import (
 )
 from parkbot.events.replies import github_step
 from parkbot.markdown import code_span, escape_markdown, table_cell
-from parkbot.trackers.github.render import read_marker
+from parkbot.trackers.github import read_marker
 
 Action = Literal[
     "ignored",

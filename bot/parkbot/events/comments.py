@@ -29,7 +29,7 @@ from parkbot.core.tracker import IssueComments
 from parkbot.events.base import Context, Event, Item, gate_item, ignored, is_bot
 from parkbot.events.commands import CommandResult, handle_comment
 from parkbot.events.router import Router
-from parkbot.trackers.github.labels import DECISION_LABEL
+from parkbot.trackers.github import DECISION_LABEL
 
 router = Router()
 

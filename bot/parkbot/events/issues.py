@@ -31,8 +31,14 @@ from parkbot.events.base import Context, Event, Item, gate_item, ignored, is_bot
 from parkbot.events.reconcile import resolution_items
 from parkbot.events.replies import REOPENED_STEP
 from parkbot.events.router import Router
-from parkbot.trackers.github.labels import ABANDONED_LABEL, DECISION_LABEL, LABEL_PREFIX, RESOLVED_LABEL
-from parkbot.trackers.github.render import ParseError, decision_payload
+from parkbot.trackers.github import (
+    ABANDONED_LABEL,
+    DECISION_LABEL,
+    LABEL_PREFIX,
+    RESOLVED_LABEL,
+    ParseError,
+    decision_payload,
+)
 
 router = Router()
 

@@ -24,7 +24,7 @@ from parkbot.core.tracker import BranchRescan, GateResult
 from parkbot.events.base import Context, Event, Item, gate_item, ignored
 from parkbot.events.push import failure_item, read_head
 from parkbot.events.router import Router
-from parkbot.trackers.git.commits import CommitUnavailable
+from parkbot.trackers.git import CommitUnavailable
 
 router = Router()
 

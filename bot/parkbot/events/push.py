@@ -25,7 +25,7 @@ from parkbot.core.filing import (
 )
 from parkbot.events.base import Context, Event, Item, gate_item, ignored
 from parkbot.events.router import Router
-from parkbot.trackers.git.commits import COMMIT_ID, open_repo, read_filed
+from parkbot.trackers.git import COMMIT_ID, open_repo, read_filed
 
 router = Router()
 

@@ -11,8 +11,9 @@ from datetime import datetime
 
 from parkbot.core.models import Decision
 from parkbot.core.questions import cluster_key
+from parkbot.dashboard_marker import DASHBOARD_MARKER, is_dashboard
 from parkbot.report.clusters import AnswerCount, Cluster, find_clusters
-from parkbot.report.dashboard_body import DASHBOARD_MARKER, is_dashboard, render_body, render_dashboard
+from parkbot.report.dashboard_body import render_body, render_dashboard
 from parkbot.report.figures import (
     Linker,
     OpenItem,

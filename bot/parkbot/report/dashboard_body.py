@@ -18,13 +18,11 @@ from pydantic import BaseModel, ValidationError
 
 from parkbot.core.dashboard_index import DashboardEntry, DashboardIndex, recount
 from parkbot.core.models import Decision
+from parkbot.dashboard_marker import DASHBOARD_MARKER, MAX_BODY
 from parkbot.report.figures import Report, Share, TimeToAnswer, as_utc
 from parkbot.report.render import human_duration, md, md_code, md_dependent, percent
 
-DASHBOARD_MARKER = "<!-- parkbot:dashboard -->"
 DASHBOARD_TITLE = "parkbot decision dashboard"
-#: GitHub refuses issue bodies over 65,536 characters; stay well below it.
-MAX_BODY = 60_000
 #: The window of the headline numbers (questions asked, time to answer, shares).
 WINDOW = timedelta(days=30)
 
@@ -63,11 +61,6 @@ def figures_of(report: Report, now: datetime) -> Figures:
         refused_by_cap=report.refused_by_cap,
         recurring=(top.size, top.representative) if top else None,
     )
-
-
-def is_dashboard(body: str | None) -> bool:
-    """Whether an issue body is a dashboard this bot wrote."""
-    return bool(body) and DASHBOARD_MARKER in (body or "")
 
 
 def coarse_age(seconds: float) -> str:

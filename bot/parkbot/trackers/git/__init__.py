@@ -48,20 +48,46 @@ signed an answer), :mod:`~parkbot.trackers.git.sync` (fetch, merge by meaning, p
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# The doorway: what the rest of parkbot (the translators, the CLI, parkbot.backends) may import from this
+# adapter; tests/test_architecture.py holds them to it.
+from parkbot.trackers.git.clone import NoWorkingTree, origin_url, working_tree
 from parkbot.trackers.git.layout import DEFAULT_REF, decision_path, index_path, links_key, notes_path
 from parkbot.trackers.git.refs import CasLost
 from parkbot.trackers.git.repository import LOG_SEGMENT_BYTES, LOG_SEGMENT_LINES
 from parkbot.trackers.git.tracker import UNKNOWN_TITLE, GitTracker
 
+if TYPE_CHECKING:
+    from parkbot.trackers.git.commits import COMMIT_ID, CommitUnavailable, open_repo, read_filed
+
+#: What the event translators read from a commit (the result files of a push), loaded on first use:
+#: the commands that only read the backlog never load the result schema or the filing rules.
+_COMMITS = ("COMMIT_ID", "CommitUnavailable", "open_repo", "read_filed")
+
 __all__ = [
+    "COMMIT_ID",
     "DEFAULT_REF",
     "LOG_SEGMENT_BYTES",
     "LOG_SEGMENT_LINES",
     "UNKNOWN_TITLE",
     "CasLost",
+    "CommitUnavailable",
     "GitTracker",
+    "NoWorkingTree",
     "decision_path",
     "index_path",
     "links_key",
     "notes_path",
+    "open_repo",
+    "origin_url",
+    "read_filed",
+    "working_tree",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _COMMITS:
+        return getattr(importlib.import_module("parkbot.trackers.git.commits"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

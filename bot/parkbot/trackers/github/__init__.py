@@ -6,15 +6,19 @@ and reports facts: who wrote and last edited each record (:mod:`~parkbot.tracker
 
 Where things are
 ----------------
-:class:`GitHubTracker` (:mod:`parkbot.trackers.github.tracker`) is a thin facade: it implements the
-``Tracker`` protocol and each capability it claims by handing the call to one part. The parts are
-classes of their own, each built with what it needs and nothing more:
+:class:`GitHubTracker` (:mod:`parkbot.trackers.github.tracker`) is a facade: the sum of the capability parts of
+:mod:`~parkbot.trackers.github.capabilities` (each implements one protocol, or a few that go together, by
+handing every call to one part of the adapter). The adapter's parts are classes of their own, each built with
+what it needs and nothing more:
 
 * :mod:`~parkbot.trackers.github.store`: :class:`~parkbot.trackers.github.store.IssueStore`, the one place
-  requests go through (each a retried unit, REST or GraphQL) and what this run has read or written is
-  remembered (issues, comments, pull requests, claims, memberships), and parkbot's own login.
-* :mod:`~parkbot.trackers.github.issues`: a decision is a labeled issue holding a hidden block; claiming,
-  finding, polling, filing, updating and closing it; reading it only as parkbot's own login wrote it.
+  requests go through: the requests themselves (:mod:`~parkbot.trackers.github.repository_requests`, each a
+  retried unit, REST or GraphQL, nothing cached; parkbot's own login) and what this run has read or written
+  (:mod:`~parkbot.trackers.github.run_cache`, one part per resource: issues, comments, pull requests, edit
+  histories, memberships, marks, dashboards).
+* :mod:`~parkbot.trackers.github.issues` and :mod:`~parkbot.trackers.github.issue_writes`: a decision is a
+  labeled issue holding a hidden block; claiming, finding and polling it, reading it only as parkbot's own
+  login wrote it; filing, updating and closing it.
 * :mod:`~parkbot.trackers.github.comments`: bot comments with hidden markers (answer records, pointers,
   replies, notices, the overflow of a long ``work_so_far``), and whose words a comment carries.
 * :mod:`~parkbot.trackers.github.answers`: resolution steps (a) and (b), the answer record and the
@@ -60,10 +64,13 @@ instead of re-reading its commits and native dependencies: the gate records thos
 first sees them, which keeps resolution within 4 requests per dependent.
 """
 
+# The doorway: what the rest of parkbot (the translators, the CLI, parkbot.backends) may import from this
+# adapter; tests/test_architecture.py holds them to it.
 from parkbot.trackers.github.access import assignable_login
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
 from parkbot.trackers.github.dependents import NATIVE_UNAVAILABLE
 from parkbot.trackers.github.gate import STATUS_STATES
+from parkbot.trackers.github.gate_text import STATUS_CONTEXT
 from parkbot.trackers.github.labels import (
     ABANDONED_LABEL,
     BLOCKING_LABEL,
@@ -73,6 +80,7 @@ from parkbot.trackers.github.labels import (
     INDEX_PREFIXES,
     KEY_PREFIX,
     LABEL_COLOR,
+    LABEL_PREFIX,
     LOG_LABEL,
     ORIGIN_PREFIX,
     QUESTION_PREFIX,
@@ -86,6 +94,8 @@ from parkbot.trackers.github.labels import (
     precedent_labels,
 )
 from parkbot.trackers.github.question_log import DERIVED_EVENTS, derived_log
+from parkbot.trackers.github.render import ParseError, decision_payload, read_marker
+from parkbot.trackers.github.setup import create_standing_labels
 from parkbot.trackers.github.tracker import GitHubTracker
 
 __all__ = [
@@ -99,6 +109,7 @@ __all__ = [
     "INDEX_PREFIXES",
     "KEY_PREFIX",
     "LABEL_COLOR",
+    "LABEL_PREFIX",
     "LOG_LABEL",
     "NATIVE_UNAVAILABLE",
     "ORIGIN_PREFIX",
@@ -106,13 +117,18 @@ __all__ = [
     "RESOLVED_LABEL",
     "RUN_PREFIX",
     "STATE_LABELS",
+    "STATUS_CONTEXT",
     "STATUS_STATES",
     "TRACKED_LABEL",
     "GitHubTracker",
+    "ParseError",
     "assignable_login",
     "branch_label",
     "branch_labels",
+    "create_standing_labels",
+    "decision_payload",
     "derived_log",
     "index_label",
     "precedent_labels",
+    "read_marker",
 ]

@@ -60,7 +60,7 @@ class Access:
                 raise
             return raw_json(membership).get("state") == "active"
 
-        return store.membership(login, principal, lambda: store.unit(f"check {login} in {principal}", check))
+        return store.members.check(login, principal, lambda: store.unit(f"check {login} in {principal}", check))
 
     def actor(self, claimed: str | None) -> Actor:
         """The actor of a command run with this token: the login GitHub says the token belongs to.
@@ -95,7 +95,7 @@ class Access:
         authors = set()
         numbers = [n for target in decision.dependents for n in self._dependents.target_prs(target)]
         for number in dict.fromkeys(numbers):
-            pull = self._store.pull(number, fresh=True)
+            pull = self._store.pulls.get(number, fresh=True)
             if not pull or pull.get("state") != "open":
                 continue
             author = login_of(pull.get("user"))

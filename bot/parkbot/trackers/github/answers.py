@@ -47,18 +47,18 @@ class AnswerRecords:
         )
         # Step (b) has never run for an answer recorded only now: no pointer can exist yet, so this
         # run posts its pointers without first listing each dependent's comments.
-        self._store.note_answered_now(decision.id)
+        self._store.marks.note_answered_now(decision.id)
 
     def point_dependents(self, decision: Decision, answer: Answer) -> None:
         found = self._issues.found(decision)
         hit = self._comments.answer_record(found.number, decision.id)
         url = hit[0].get("html_url") if hit else found.raw.get("html_url")
         body = render_pointer_comment(decision, answer, issue_number=found.number, url=url)
-        first_time = self._store.answered_now(decision.id)
+        first_time = self._store.marks.answered_now(decision.id)
         for number in self._dependents.pr_numbers(decision):
             if first_time:
-                self._store.assume_no_comments(number)  # none of ours yet; a retried post re-reads them
+                self._store.comments.assume_none(number)  # none of ours yet; a retried post re-reads them
                 self._comments.upsert(number, "pointer", decision.id, body, refresh=False)
             else:
                 self._comments.upsert(number, "pointer", decision.id, body)
-            self._store.forget_comments(number)  # PR comments are re-read by every run
+            self._store.comments.forget(number)  # PR comments are re-read by every run

@@ -22,7 +22,8 @@ from typing import Any
 from github import Auth, GithubException, GithubIntegration
 
 from parkbot.core.errors import BackendFailure
-from parkbot.trackers.github.client import GitHubClient, GitHubSettings, RetryPolicy, build_client
+from parkbot.trackers.github.client import GitHubClient, RetryPolicy, build_client
+from parkbot.trackers.github.settings import GitHubSettings
 
 #: Renew an installation token this many seconds before it expires.
 RENEW_BEFORE = 300.0

@@ -18,6 +18,7 @@ from github import GithubException
 from parkbot.core.models import Answer
 from parkbot.core.tracker import CommentRecord
 from parkbot.trackers.github.render import parse_answer_comment, read_marker, render_reply, work_chunk_key
+from parkbot.trackers.github.repository_requests import is_parkbot
 from parkbot.trackers.github.store import raw_json
 from parkbot.trackers.github.trust import author_of, last_writer, own_version, same_login, written_by
 
@@ -46,7 +47,7 @@ class Comments:
 
     def by_parkbot(self, comment: dict[str, Any]) -> bool:
         """Posted by parkbot's own login (the comment a re-run edits; its text may have been changed since)."""
-        return self._store.is_parkbot(author_of(comment))
+        return is_parkbot(author_of(comment), self._store.trusted_logins)
 
     def trusted(self, comment: dict[str, Any]) -> bool:
         """parkbot's own record: posted by its own login and not changed by anyone else since."""
@@ -61,7 +62,7 @@ class Comments:
         node_id = comment.get("node_id")
         if not node_id:
             return None
-        history = self._store.history(node_id)
+        history = self._store.histories.of(node_id)
         return next(
             (text for login in self._store.trusted_logins if (text := own_version(history, login)) is not None), None
         )
@@ -72,7 +73,7 @@ class Comments:
         """Post a new comment on ``number`` (1 request)."""
         store = self._store
         raw = store.unit(f"comment on #{number}", lambda _: raw_json(store.issue(number).create_comment(body)))
-        store.add_comment(number, raw)
+        store.comments.add(number, raw)
         return raw
 
     def upsert(self, number: int, kind: str, key: str, body: str, *, refresh: bool = True) -> dict[str, Any]:
@@ -84,7 +85,7 @@ class Comments:
         store = self._store
 
         def unit(attempt: int) -> dict[str, Any]:
-            comments = store.comments_of(number, refresh=refresh or attempt > 1)
+            comments = store.comments.of(number, refresh=refresh or attempt > 1)
             for comment in comments:
                 found = read_marker(comment.get("body"))
                 if found and found.kind == kind and found.key == key and self.by_parkbot(comment):
@@ -95,7 +96,7 @@ class Comments:
                     comment["editor"] = {"login": store.token_login()}
                     return comment
             raw = raw_json(store.issue(number).create_comment(body))
-            store.add_comment(number, raw)
+            store.comments.add(number, raw)
             return raw
 
         return store.unit(f"write the {kind} comment on #{number}", unit)
@@ -104,7 +105,7 @@ class Comments:
         """Make the overflow comments of an issue exactly ``bodies`` (matched by their marker keys)."""
         wanted = {work_chunk_key(b): b for b in bodies}
         existing: dict[str | None, dict[str, Any]] = {}
-        for comment in self._store.comments_of(number, refresh=True):
+        for comment in self._store.comments.of(number, refresh=True):
             key = work_chunk_key(comment.get("body"))
             if key is not None and self.by_parkbot(comment):
                 existing[key] = comment
@@ -134,7 +135,7 @@ class Comments:
         return self.upsert(issue_number, "reply", key, render_reply(key, text))
 
     def comment_url(self, issue_number: int, comment_id: int | str) -> str:
-        found = self._store.known_issue(issue_number)
+        found = self._store.issues.known_issue(issue_number)
         base = (found.raw.get("html_url") if found else None) or self._store.web_url(f"issues/{issue_number}")
         return f"{base}#issuecomment-{comment_id}"
 
@@ -149,7 +150,7 @@ class Comments:
         except ValueError:
             return None
         for refresh in (False, True):
-            for comment in self._store.comments_of(issue_number, refresh=refresh):
+            for comment in self._store.comments.of(issue_number, refresh=refresh):
                 if int(comment["id"]) == wanted:
                     author = author_of(comment) or "a deleted account"
                     writer = last_writer(comment)
@@ -173,7 +174,7 @@ class Comments:
         parkbot posted but someone else changed is read from its edit history (its last version by
         parkbot), and :meth:`restore_answer_record` writes that version back.
         """
-        for comment in self._store.comments_of(number):
+        for comment in self._store.comments.of(number):
             if not self.by_parkbot(comment):
                 continue  # a marker anyone else posted (another bot included) carries nothing
             text = self.own_text(comment)
@@ -201,6 +202,6 @@ class Comments:
             store.issue(number).get_comment(int(comment["id"])).edit(text)  # lazy: one PATCH
 
         store.unit(f"restore parkbot's comment {comment['id']} on #{number}", restore)
-        for cached in store.cached_comments(number):
+        for cached in store.comments.cached(number):
             if int(cached["id"]) == int(comment["id"]):
                 cached.update(body=text, editor={"login": store.token_login()})

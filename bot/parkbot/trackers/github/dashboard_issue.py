@@ -24,12 +24,13 @@ from github import GithubException
 
 from parkbot.core.dashboard_index import DashboardIndex, shrink
 from parkbot.core.errors import BackendFailure
-from parkbot.report.dashboard_body import MAX_BODY, is_dashboard
+from parkbot.dashboard_marker import MAX_BODY, is_dashboard
 from parkbot.trackers.github.labels import DASHBOARD_LABEL
 from parkbot.trackers.github.store import FoundIssue, log, raw_json
 from parkbot.trackers.github.text import SAFE_BODY_LIMIT, pack, unpack
 
 if TYPE_CHECKING:
+    from parkbot.trackers.github.issue_writes import DecisionWrites
     from parkbot.trackers.github.issues import DecisionIssues
     from parkbot.trackers.github.store import IssueStore
 
@@ -72,9 +73,10 @@ def fit(index: DashboardIndex) -> tuple[DashboardIndex, str]:
 class Dashboard:
     """The dashboard issue (see the module docstring)."""
 
-    def __init__(self, store: IssueStore, issues: DecisionIssues) -> None:
+    def __init__(self, store: IssueStore, issues: DecisionIssues, writes: DecisionWrites) -> None:
         self._store = store
         self._issues = issues
+        self._writes = writes
         #: Why the last pin attempt failed (pinning is best effort), None after a success.
         self.pin_notice: str | None = None
 
@@ -86,7 +88,7 @@ class Dashboard:
         """The index the dashboard issue carries: the listing a decision read brought along, else the label's
         listing (1 request); kept for the write either way."""
         listed = self._listed()
-        self._store.keep_dashboards(listed)
+        self._store.dashboards.keep(listed)
         return read_index(listed[0].get("body")) if listed else None
 
     def write_dashboard(
@@ -113,7 +115,7 @@ class Dashboard:
         visible = render(index, min(MAX_BODY, SAFE_BODY_LIMIT - len(block) - 2))
         body = f"{visible.rstrip()}\n{block}\n"
         listed = self._listed()
-        self._store.keep_dashboards(None)
+        self._store.dashboards.keep(None)
         if not listed:
             if not create:
                 return 0, "absent"
@@ -146,7 +148,7 @@ class Dashboard:
     def _listed(self) -> list[dict[str, Any]]:
         """The open dashboard issues: those this run has listed (a decision read brings them along), else
         the label's listing (1 request)."""
-        seen = self._store.dashboards_seen()
+        seen = self._store.dashboards.seen()
         return _only_dashboards(seen) if seen is not None else self._dashboards()
 
     def _dashboards(self) -> list[dict[str, Any]]:
@@ -163,7 +165,7 @@ class Dashboard:
         for raw in duplicates:
             if int(raw["number"]) != keep:
                 log.warning("closing the duplicate dashboard #%s (keeping #%s)", raw["number"], keep)
-                self._issues.close_duplicate(int(raw["number"]), winner)
+                self._writes.close_duplicate(int(raw["number"]), winner)
 
     def pin_issue(self, number: int, node_id: str | None = None) -> bool:
         """Pin issue ``number`` to the repository, best effort: False (and a notice) if it fails.

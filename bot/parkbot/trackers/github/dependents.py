@@ -49,35 +49,27 @@ from parkbot.core.identity import check_decision_id
 from parkbot.core.links import unverifiable_link
 from parkbot.core.models import Decision
 from parkbot.trackers.github import queries
+from parkbot.trackers.github.dependent_text import PR_TARGET, TRAILER, body_refs, head_branch
 from parkbot.trackers.github.labels import LABEL_PREFIX, TRACKED_LABEL, branch_label, decision_label
 from parkbot.trackers.github.render import ParseError, decision_payload
 from parkbot.trackers.github.store import FoundIssue, already_exists, has_label, label_names, log
 
 if TYPE_CHECKING:
+    from parkbot.trackers.github.issue_writes import DecisionWrites
     from parkbot.trackers.github.issues import DecisionIssues
     from parkbot.trackers.github.store import IssueStore
 
 #: Statuses on the native dependency endpoints that mean "not available here" (plan, GHES version, PRs).
 NATIVE_UNAVAILABLE = frozenset({403, 404, 410, 422})
 
-_PR_TARGET = re.compile(r"^#(\d+)$")
-_BODY_LINK = re.compile(
-    r"(?im)\b(?:blocked[ \t]*-?[ \t]*by|depends[ \t]*-?[ \t]*on)[ \t]*:?[ \t]*"
-    r"(?P<refs>(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+/issues/\d+)"
-    r"(?:[ \t]*(?:,|and|&)[ \t]*(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+/issues/\d+))*)"
-)
-_REF = re.compile(
-    r"(?:(?P<repo>[\w.-]+/[\w.-]+)?#(?P<n>\d+))|(?:https?://\S+?/(?P<urlrepo>[\w.-]+/[\w.-]+)/issues/(?P<un>\d+))"
-)
-_TRAILER = re.compile(r"(?im)^[ \t]*blocked-by[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
-
 
 class Dependents:
     """Edges between decisions and pull requests (see the module docstring)."""
 
-    def __init__(self, store: IssueStore, issues: DecisionIssues) -> None:
+    def __init__(self, store: IssueStore, issues: DecisionIssues, writes: DecisionWrites) -> None:
         self._store = store
         self._issues = issues
+        self._writes = writes
         #: Why a label's issue was not followed (opened by someone else), for the stand-in's reason.
         self._foreign: dict[str, str] = {}
 
@@ -104,11 +96,11 @@ class Dependents:
         whose head it is share the check run published on it. Forks' pull requests are not listed by
         commit until merged, and they cannot share a head commit of this repository's branches anyway.
         """
-        match = _PR_TARGET.match(target)
+        match = PR_TARGET.match(target)
         if not match:
             return []
         number = int(match.group(1))
-        pull = self._store.pull(number)
+        pull = self._store.pulls.get(number)
         sha = str(((pull or {}).get("head") or {}).get("sha") or "")
         if not re.fullmatch(r"[0-9a-fA-F]{40}", sha):
             return []
@@ -120,7 +112,7 @@ class Dependents:
         for other in listed:
             head = str((other.get("head") or {}).get("sha") or "").lower()
             if other.get("state") == "open" and head == sha.lower() and int(other["number"]) != number:
-                self._store.keep_pull(other)
+                self._store.pulls.keep(other)
                 out.append(f"#{other['number']}")
         return out
 
@@ -131,7 +123,7 @@ class Dependents:
         return [f"#{r['number']}" for r in listed if r.get("pull_request") and r.get("state") == "open"]
 
     def target_prs(self, target: str) -> list[int]:
-        match = _PR_TARGET.match(target)
+        match = PR_TARGET.match(target)
         if match:
             return [int(match.group(1))]
         if target.startswith("branch:"):
@@ -142,7 +134,7 @@ class Dependents:
                 lambda _: self._store.raw_list(self._store.repo.get_pulls(state="open", head=head)),
             )
             for pull in pulls:
-                self._store.keep_pull(pull)
+                self._store.pulls.keep(pull)
             return [int(p["number"]) for p in pulls]
         return []
 
@@ -166,7 +158,7 @@ class Dependents:
                     continue
                 if str(side.get("label", "")).casefold() != head.casefold():
                     continue
-                self._store.keep_pull(pull)
+                self._store.pulls.keep(pull)
                 found.append(int(pull["number"]))
             return found
 
@@ -218,17 +210,6 @@ class Dependents:
         )
         pull.setdefault("labels", []).extend({"name": name} for name in missing)
 
-    def _refs(self, text: str | None) -> list[int]:
-        """Issue numbers named in ``Blocked by`` / ``Depends on`` lines of this repository."""
-        numbers: list[int] = []
-        for match in _BODY_LINK.finditer(text or ""):
-            for ref in _REF.finditer(match.group("refs")):
-                repo = ref.group("repo") or ref.group("urlrepo")
-                if repo and repo.casefold() != self._store.repository.casefold():
-                    continue
-                numbers.append(int(ref.group("n") or ref.group("un")))
-        return list(dict.fromkeys(numbers))
-
     def _follow_label(self, label: str, *, decision_id: str | None = None) -> tuple[Decision, FoundIssue] | Decision:
         """The decision a link by ``label`` (or a trailer naming ``decision_id``) names, or a stand-in that blocks.
 
@@ -253,7 +234,7 @@ class Dependents:
         """The decision issue ``#number`` holds; a stand-in when it is gone or not parkbot's; None for another issue."""
         found = self._store.issue_by_number(number)
         if found is None:
-            gone = self._store.missing(number)
+            gone = self._store.marks.missing(number)
             return unverifiable_link(f"#{number}", "not found (deleted or transferred)") if gone else None
         hit = self._issues.as_decision(found)
         if hit is not None:
@@ -293,7 +274,7 @@ class Dependents:
     ) -> list[Decision]:
         """Decisions a PR links through its labels and body (no commit or native lookups)."""
         out: dict[str, Decision] = {}
-        for number in self._refs(pull.get("body")):
+        for number in body_refs(pull.get("body"), self._store.repository):
             if number == exclude_number or number == int(pull["number"]):
                 continue
             hit = self._follow_number(number)
@@ -329,10 +310,10 @@ class Dependents:
         For a reopened pull request (the ``pull_request`` ``reopened`` event): a decision parked for
         its branch while it was closed did not find it (parking lists open pull requests only). No request.
         """
-        self._store.rescan(number)
+        self._store.pulls.rescan(number)
 
     def _linked_for_pull(self, number: int, *, branch_lookup: bool = False) -> list[Decision]:
-        pull = self._store.pull(number, fresh=True)
+        pull = self._store.pulls.get(number, fresh=True)
         if pull is None:
             raise InvalidInput(f"#{number} is not a pull request in {self._store.repository}")
         native_raw, native_ok = self._native_blockers(number)
@@ -346,7 +327,7 @@ class Dependents:
                 native = self._store.issue_by_number(int(raw["number"]))
                 if native is not None:
                     natives.append(native)
-                elif self._store.missing(int(raw["number"])):
+                elif self._store.marks.missing(int(raw["number"])):
                     stand_ins[f"#{raw['number']}"] = unverifiable_link(f"#{raw['number']}", "not found")
 
         found: dict[str, tuple[Decision, FoundIssue]] = {}
@@ -359,18 +340,18 @@ class Dependents:
         # The branch index only on a PR's first gate (then the PR is marked tracked; see the module docstring).
         own_branch = self.head_branch(pull) is not None
         tracked = has_label(pull, TRACKED_LABEL)
-        if own_branch and (not tracked or branch_lookup or self._store.wants_rescan(number)):
+        if own_branch and (not tracked or branch_lookup or self._store.pulls.wants_rescan(number)):
             for hit in self.branch_dependents_of(pull):
                 found.setdefault(hit[0].id, hit)
         mark = own_branch and not tracked
         numbers_known = {f.number for _, f in found.values()}
-        for ref in self._refs(pull.get("body")):
+        for ref in body_refs(pull.get("body"), self._store.repository):
             if ref in numbers_known or ref == number:
                 continue
             self._add(found, stand_ins, self._follow_number(ref), numbers_known)
         trailer_ids: list[str] = []
         for message in commits:
-            for match in _TRAILER.finditer(message):
+            for match in TRAILER.finditer(message):
                 value = match.group("value")
                 if value.startswith("#") and value[1:].isdigit():
                     ref = int(value[1:])
@@ -395,7 +376,7 @@ class Dependents:
                 labels_known.add(label.casefold())
 
         self._record_edges(number, pull, found, native_raw if native_ok else None, mark_tracked=mark)
-        self._store.rescanned(number)
+        self._store.pulls.rescanned(number)
         return [decision for decision, _ in found.values()] + [d for k, d in stand_ins.items() if k not in found]
 
     @staticmethod
@@ -413,13 +394,7 @@ class Dependents:
             stand_ins.setdefault(hit.id, hit)
 
     def head_branch(self, pull: dict[str, Any]) -> str | None:
-        """The PR's head branch when it is a branch of this repository (None for forks and deleted forks)."""
-        head = pull.get("head") or {}
-        ref = head.get("ref")
-        head_repo = (head.get("repo") or {}).get("full_name")
-        if not ref or not head_repo or head_repo.casefold() != self._store.repository.casefold():
-            return None
-        return str(ref)
+        return head_branch(pull, self._store.repository)
 
     def branch_dependents_of(self, pull: dict[str, Any]) -> list[tuple[Decision, FoundIssue]]:
         """Unresolved decisions that name the PR's head branch (``branch:<head ref>``) as a dependent.
@@ -513,7 +488,7 @@ class Dependents:
                 self.link_natively(number, where)
             if target not in decision.dependents:
                 updated = decision.model_copy(update={"dependents": [*decision.dependents, target]})
-                self._issues.update(updated)
+                self._writes.update(updated)
         if mark_tracked:
             missing_labels.append(TRACKED_LABEL)
         if missing_labels:

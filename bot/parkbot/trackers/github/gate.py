@@ -31,8 +31,7 @@ from parkbot.core.models import Decision
 from parkbot.core.tracker import DependentState, GateResult
 from parkbot.markdown import one_line
 from parkbot.trackers.github.access import is_bot_login
-from parkbot.trackers.github.labels import BLOCKING_LABEL, decision_label
-from parkbot.trackers.github.render import (
+from parkbot.trackers.github.gate_text import (
     CHECK_NAME,
     STATUS_CONTEXT,
     CheckOutput,
@@ -41,6 +40,7 @@ from parkbot.trackers.github.render import (
     gate_description,
     gate_state,
 )
+from parkbot.trackers.github.labels import BLOCKING_LABEL, decision_label
 from parkbot.trackers.github.store import has_label, label_name
 from parkbot.trackers.github.store import log as logger
 from parkbot.trackers.github.text import STATUS_DESCRIPTION_LIMIT
@@ -80,7 +80,7 @@ class Gate:
                 continue
             listed = target.startswith("branch:")  # the listing that found them was just read
             for number in numbers:
-                pull = self._store.pull(number, fresh=not listed)
+                pull = self._store.pulls.get(number, fresh=not listed)
                 if pull is None:
                     states.append(DependentState(target, publishable=False, note="not a pull request"))
                     continue
@@ -95,7 +95,7 @@ class Gate:
         found = self._issues.found(decision)
         states: list[DependentState] = []
         for number in self._dependents.pr_numbers(decision):
-            pull = self._store.pull(number, fresh=True)
+            pull = self._store.pulls.get(number, fresh=True)
             if pull is None:
                 continue
             others = self._dependents.recorded_links(pull, exclude=decision.id, exclude_number=found.number)
@@ -116,7 +116,7 @@ class Gate:
         return states
 
     def _publish(self, number: int, result: GateResult) -> None:
-        pull = self._store.pull(number)
+        pull = self._store.pulls.get(number)
         if pull is None:
             return
         self._publish_on(pull["head"]["sha"], result, blocked_fails=False)

@@ -1,4 +1,5 @@
-"""Decision issues: claiming a decision's label, then finding, polling, filing, updating and closing its issue.
+"""Decision issues: claiming a decision's label, then finding and polling its issue (writing it is
+:mod:`~parkbot.trackers.github.issue_writes`).
 
 * A decision is an issue labeled ``decision:<id>`` (:func:`parkbot.trackers.github.labels.decision_label`),
   ``parkbot:decision`` and, while it blocks, ``parkbot:blocking``. Its body ends with a hidden block
@@ -19,52 +20,40 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from github import GithubException
 
-from parkbot.core.errors import BackendFailure, ConcurrentChange, Refused
+from parkbot.core.errors import BackendFailure, Refused
 from parkbot.core.identity import SEPARATOR, check_decision_id
-from parkbot.core.models import Answer, Decision, LogEntry
+from parkbot.core.models import Decision
 from parkbot.core.tracker import Location, PollToken
-from parkbot.markdown import escape_markdown, one_line
-from parkbot.trackers.github.access import assignable_login
+from parkbot.markdown import one_line
 from parkbot.trackers.github.client import PER_PAGE
 from parkbot.trackers.github.labels import (
-    ABANDONED_LABEL,
-    BLOCKING_LABEL,
     DECISION_LABEL,
-    INDEX_PREFIXES,
     LABEL_COLOR,
     LABEL_PREFIX,
     ORIGIN_PREFIX,
-    RESOLVED_LABEL,
-    RUN_PREFIX,
-    STATE_LABELS,
-    branch_labels,
     decision_label,
     index_label,
-    precedent_labels,
 )
 from parkbot.trackers.github.render import (
     ParseError,
     decision_payload,
-    marker,
     overflow_ref,
     parse_decision,
     read_marker,
-    render_decision,
     render_notice,
 )
+from parkbot.trackers.github.repository_requests import is_parkbot
 from parkbot.trackers.github.store import (
     FoundIssue,
     already_exists,
     has_label,
     header_value,
     label_names,
-    login_of,
-    raw_json,
 )
 from parkbot.trackers.github.store import log as logger
 from parkbot.trackers.github.trust import author_of, change, own_version, written_by
@@ -83,16 +72,10 @@ class DecisionIssues:
         store: IssueStore,
         comments: Comments,
         log_issue: LogIssue,
-        *,
-        race_wait: float,
-        sleep: Callable[[float], None],
     ) -> None:
         self._store = store
         self._comments = comments
         self._log = log_issue
-        #: How long a filer whose label already existed waits for the other filer's issue to show up.
-        self.race_wait = race_wait
-        self._sleep = sleep
         #: What this run did that the user should hear about (an issue not adopted), for the command's output.
         self.notices: list[str] = []
 
@@ -116,7 +99,7 @@ class DecisionIssues:
             return True
 
         claimed = self._store.unit(f"create the label {label}", create)
-        self._store.note_claim(decision_id, claimed)
+        self._store.issues.note_claim(decision_id, claimed)
         return claimed
 
     # -- reading decisions ----------------------------------------------------------------------
@@ -133,7 +116,7 @@ class DecisionIssues:
         body = found.own_body if found.own_body is not None else str(raw.get("body") or "")
         overflow: list[str] = []
         if overflow_ref(body) is not None:
-            comments = self._store.comments_of(found.number)
+            comments = self._store.comments.of(found.number)
             overflow = [c.get("body") or "" for c in comments if self._comments.by_parkbot(c)]
         decision = parse_decision(body, overflow)
         if found.own_body is None:
@@ -148,7 +131,7 @@ class DecisionIssues:
         problems = [*found.problems, *self._record_problems(found, decision.id)]
         if not problems:
             return decision
-        if self._store.comments_read(found.number):  # read with its comments: the problems are all known
+        if self._store.comments.held(found.number):  # read with its comments: the problems are all known
             self._notify(found, problems)
         return decision.with_problems(problems)
 
@@ -170,7 +153,7 @@ class DecisionIssues:
             return found
         where = f"the body of #{found.number}, parkbot's record of this decision,"
         node_id = raw.get("node_id")
-        history = self._store.history(node_id) if node_id else []
+        history = self._store.histories.of(node_id) if node_id else []
         found.own_body = next((t for login in trusted if (t := own_version(history, login)) is not None), None)
         if found.own_body is not None:
             found.problems = (f"{where} was changed by {change(raw)}, not by parkbot ({own})",)
@@ -188,7 +171,9 @@ class DecisionIssues:
         its labels; authorship is the one fact about an issue nobody can change afterwards.
         """
         author = author_of(found.raw)
-        if self._store.is_parkbot(author):  # its own login, or the other identity during a move (``identity``)
+        if is_parkbot(
+            author, self._store.trusted_logins
+        ):  # its own login, or the other identity during a move (``identity``)
             return True
         return bool(author and author.casefold().endswith("[bot]") and self._store.guesses_own_login())
 
@@ -221,7 +206,7 @@ class DecisionIssues:
         """
         problems: list[str] = []
         own = self._store.own_login
-        for comment in self._store.cached_comments(found.number):
+        for comment in self._store.comments.cached(found.number):
             where = f"comment {comment['id']} on #{found.number}"
             if not self._comments.by_parkbot(comment):
                 if _is_answer_record(comment.get("body"), decision_id):
@@ -244,9 +229,9 @@ class DecisionIssues:
         if not self._store.writes_as_itself():
             return  # a person's token (parkbot resolve on a workstation) never writes in parkbot's name
         key = "changed-" + hashlib.sha256("\n".join(sorted(problems)).encode("utf-8")).hexdigest()[:16]
-        if not self._store.first_notice(found.number, key):
+        if not self._store.marks.first_notice(found.number, key):
             return
-        comments = self._store.cached_comments(found.number)
+        comments = self._store.comments.cached(found.number)
         if any(_has_marker(c, "notice", key) and self._comments.by_parkbot(c) for c in comments):
             return
         text = render_notice(key, problems, self._store.own_login)
@@ -303,13 +288,13 @@ class DecisionIssues:
             logger.warning("decision %s has %d issues; using #%s", decision_id, len(matches), matches[0].number)
         return matches[0]
 
-    def _listed(self, label: str) -> list[FoundIssue]:
+    def listed(self, label: str) -> list[FoundIssue]:
         """Issues and pull requests carrying ``label`` through REST: whether an issue exists, for filing races."""
         return [FoundIssue(raw) for raw in self._store.rest_by_label(label)]
 
     def find(self, decision_id: str) -> Decision | None:
         did = check_decision_id(decision_id)
-        primed = self._store.take_primed(did)
+        primed = self._store.issues.take_primed(did)
         if primed is not None:
             found: FoundIssue | None = primed
         else:
@@ -320,7 +305,7 @@ class DecisionIssues:
             else:
                 found = self._by_origin(did)
         if found is None:
-            self._store.forget(did)
+            self._store.issues.forget(did)
             return None
         return self._adopt(did, found)
 
@@ -357,7 +342,7 @@ class DecisionIssues:
 
     def _adopt(self, did: str, found: FoundIssue) -> Decision:
         """The decision in a fresh read of its issue, which becomes the remembered copy and the context."""
-        self._store.remember(did, found)
+        self._store.issues.remember(did, found)
         try:
             decision = self._decision_from(found)
         except ParseError as exc:
@@ -424,7 +409,7 @@ class DecisionIssues:
             did = check_decision_id(str(payload.get("id", "")))
         except ValueError:
             return None
-        self._store.prime(did, found)
+        self._store.issues.prime(did, found)
         try:
             decision = self._decision_from(found)
         except ParseError:
@@ -433,11 +418,11 @@ class DecisionIssues:
 
     def found(self, decision: Decision) -> FoundIssue:
         """The issue of ``decision`` as last read (read now if need be)."""
-        found = self._store.known(decision.id)
+        found = self._store.issues.known(decision.id)
         if found is None:
             if self.find(decision.id) is None:
                 raise BackendFailure(f"decision {decision.id} has no issue on GitHub (was it deleted?)")
-            found = self._store.known(decision.id)
+            found = self._store.issues.known(decision.id)
             assert found is not None
         return found
 
@@ -453,7 +438,7 @@ class DecisionIssues:
         founds, _ = self._store.issues_by_label(DECISION_LABEL, states=states, comments=False, every_page=True)
         for found, decision in self.readable(sorted(founds, key=lambda f: f.number)):
             if state is None or decision.state == state:
-                self._store.remember(decision.id, found)
+                self._store.issues.remember(decision.id, found)
                 yield decision
 
     def readable(self, items: Iterable[FoundIssue]) -> Iterator[tuple[FoundIssue, Decision]]:
@@ -475,205 +460,23 @@ class DecisionIssues:
             decision = self._decision_from(found)
         except ParseError:
             return None
-        self._store.remember(decision.id, found)
+        self._store.issues.remember(decision.id, found)
         return decision, found
 
     def decision_url(self, decision: Decision) -> str | None:
         """The web address of the decision's issue, when this run has read it (no request)."""
-        found = self._store.known(decision.id)
+        found = self._store.issues.known(decision.id)
         return found.raw.get("html_url") if found else None
 
     def last_seen(self, decision_id: str) -> Decision | None:
         """The decision as this run last read or wrote its issue (no request), or None if it has not."""
-        found = self._store.known(decision_id)
+        found = self._store.issues.known(decision_id)
         if found is None:
             return None
         try:
             return self._decision_from(found)  # read as parkbot wrote it (verified when it was read)
         except ParseError:
             return None
-
-    # -- writing decisions --------------------------------------------------------------------
-
-    def labels_for(self, decision: Decision, current: Iterable[str] = ()) -> list[str]:
-        """The labels the decision's issue carries: ``current`` ones of others kept, the state and index ones set."""
-        state = {s.casefold() for s in STATE_LABELS}
-        keep = [n for n in current if n.casefold() not in state and not n.casefold().startswith(INDEX_PREFIXES)]
-        wanted = [decision_label(decision.id), DECISION_LABEL, index_label(ORIGIN_PREFIX, decision.origin)]
-        if decision.run:
-            wanted.append(index_label(RUN_PREFIX, decision.run))
-        wanted += branch_labels(decision)
-        if decision.state == "open" and decision.blocking:
-            wanted.append(BLOCKING_LABEL)
-        if decision.state == "resolved":
-            wanted.append(RESOLVED_LABEL)
-            answer = decision.answer
-            if decision.kind == "decision" and answer is not None and answer.kind in ("option", "free_text"):
-                wanted += precedent_labels(decision)
-        if decision.state == "abandoned":
-            wanted.append(ABANDONED_LABEL)
-        out = list(keep)
-        for name in wanted:
-            if name.casefold() not in {n.casefold() for n in out}:
-                out.append(name)
-        return out
-
-    def create(self, decision: Decision, log: LogEntry) -> Location:
-        store = self._store
-        label = decision_label(decision.id)
-        claimed = store.take_claim(decision.id)
-        foreign: list[FoundIssue] = []
-        if not claimed:
-            # The label existed but no issue carried it: another filer may be between its label and
-            # its issue. Give it a moment, then look again right before creating.
-            self._sleep(self.race_wait)
-            listed = self._listed(label)
-            if self.pick(decision.id, listed) is not None:
-                raise ConcurrentChange(f"decision {decision.id} was just filed by someone else; re-reading it")
-            foreign = [f for f in listed if not f.raw.get("pull_request") and not self.authored(f)]
-        rendered = render_decision(decision)
-        assignee = None if decision.with_planner else assignable_login(decision.owner)  # the planner's window
-        labels = self.labels_for(decision)
-        attempts: list[int] = []
-
-        def post(attempt: int) -> dict[str, Any]:
-            attempts.append(attempt)
-            if attempt > 1:  # the failed attempt may have created it after all
-                again = self.pick(decision.id, self._listed(label))
-                if again is not None:
-                    return again.raw
-            kwargs: dict[str, Any] = {"title": rendered.title, "body": rendered.body, "labels": labels}
-            if assignee:
-                kwargs["assignees"] = [assignee]
-            try:
-                return raw_json(store.repo.create_issue(**kwargs))
-            except GithubException as exc:
-                if exc.status == 422 and assignee and "assignee" in str(exc.data).lower():
-                    kwargs.pop("assignees")  # GitHub refuses assignees without access: file it unassigned
-                    logger.warning("cannot assign %s on %s; filing the decision unassigned", assignee, store.repository)
-                    return raw_json(store.repo.create_issue(**kwargs))
-                raise
-
-        raw = store.unit(f"create the issue for {decision.id}", post)
-        found = FoundIssue(raw, prs=())
-        if not claimed or len(attempts) > 1:
-            # A filing race (or a retried create) could have made two issues: the oldest wins.
-            winner = self.pick(decision.id, self._listed(label))
-            if winner is not None and winner.number != found.number:
-                self.close_duplicate(found.number, winner)
-                raise ConcurrentChange(f"decision {decision.id} was filed twice at once; keeping #{winner.number}")
-        store.remember(decision.id, found)
-        store.set_comments(found.number, [])
-        if rendered.overflow:
-            self._comments.sync_overflow(found.number, rendered.overflow)
-        if foreign:
-            self._not_adopted(found.number, decision.id, foreign)
-        self._log.append(log)
-        return Location(backend="github", number=found.number, url=raw.get("html_url"))
-
-    def _not_adopted(self, number: int, decision_id: str, foreign: list[FoundIssue]) -> None:
-        """Say on the new issue (and in the run's output) which issues claimed the decision and were not adopted."""
-        named = ", ".join(f"#{f.number} (opened by {author_of(f.raw) or 'a deleted account'})" for f in foreign)
-        text = (
-            f"{marker('notice', 'foreign-' + decision_id)}\nparkbot filed this issue for `{decision_id}`: "
-            f"{named} carried its label but was not opened by parkbot ({self._store.own_login}), so it is no "
-            "decision and was not adopted. Commands there are ignored.\n"
-        )
-        logger.warning("decision %s: not adopting %s; filed #%s instead", decision_id, named, number)
-        self.notices.append(f"{decision_id}: {named} carried its label but parkbot did not open it; filed #{number}")
-        try:
-            self._comments.upsert(number, "notice", "foreign-" + decision_id, text, refresh=False)
-        except BackendFailure as exc:
-            logger.warning("could not post the notice on #%s: %s", number, exc.message)
-
-    def close_duplicate(self, number: int, winner: FoundIssue) -> None:
-        """Close issue ``number`` as a duplicate of ``winner``, with a comment saying so (a filing race's loser)."""
-        store = self._store
-
-        def close(_: int) -> None:
-            issue = store.issue(number)
-            issue.create_comment(f"{marker('duplicate', str(winner.number))}\nDuplicate of #{winner.number}.")
-            issue.edit(state="closed", state_reason="duplicate", labels=[])
-
-        store.unit(f"close duplicate issue #{number}", close)
-
-    def update(self, decision: Decision, log: LogEntry | None = None) -> Location:
-        found = self.found(decision)
-        raw = found.raw
-        rendered = render_decision(decision)
-        changes: dict[str, Any] = {}
-        if raw.get("title") != rendered.title:
-            changes["title"] = rendered.title
-        if (raw.get("body") or "") != rendered.body:
-            changes["body"] = rendered.body
-        assignee = None if decision.with_planner else assignable_login(decision.owner)  # the planner's window
-        current_assignees = sorted(login_of(a) or "" for a in raw.get("assignees") or [])
-        wanted_assignees = [assignee] if assignee else []
-        if [a.casefold() for a in current_assignees] != [a.casefold() for a in wanted_assignees]:
-            changes["assignees"] = wanted_assignees
-        current_labels = label_names(raw)
-        labels = self.labels_for(decision, current_labels)
-        if {n.casefold() for n in labels} != {n.casefold() for n in current_labels}:
-            changes["labels"] = labels
-        if raw.get("state") != "open" and decision.state == "open":
-            changes["state"] = "open"
-        if changes:
-            number = found.number
-            new_raw = self._store.unit(f"update issue #{number}", lambda _: self._store.edit(number, changes))
-            found = FoundIssue(new_raw, prs=found.prs, own_body=rendered.body, verified=True)  # as this run wrote it
-            self._store.remember(decision.id, found)
-        if rendered.overflow:
-            self._comments.sync_overflow(found.number, rendered.overflow)
-        if log is not None:
-            self._log.append(log)
-        return Location(backend="github", number=found.number, url=found.raw.get("html_url"))
-
-    def post_command(self, decision: Decision, text: str) -> str:
-        """Post a comment command on the decision issue as the token's owner (1 request); its URL."""
-        found = self.found(decision)
-        raw = self._comments.post(found.number, text)
-        return str(raw.get("html_url") or self._comments.comment_url(found.number, raw["id"]))
-
-    # -- resolution ---------------------------------------------------------------------------
-
-    def close(self, decision: Decision, answer: Answer, log: LogEntry) -> None:
-        """Step (d): the decision resolved, its log line first (so a re-run can only repeat it)."""
-        found = self.found(decision)
-        self._comments.restore_answer_record(found.number, decision.id)  # as parkbot wrote it
-        resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
-        self._log.append(log)
-        self._finish(found, resolved, "completed")
-
-    def mark_abandoned(self, decision: Decision, reason: str, log: LogEntry) -> None:
-        found = self.found(decision)
-        self._comments.upsert(
-            found.number,
-            "abandoned",
-            decision.id,
-            f"{marker('abandoned', decision.id)}\nClosed without an answer: {escape_markdown(reason)}\n"
-            "Dependents stay blocked; re-file the question to ask again.\n",
-        )
-        abandoned = decision.model_copy(update={"state": "abandoned"})
-        self._log.append(log)
-        self._finish(found, abandoned, "not_planned")
-
-    def _finish(self, found: FoundIssue, decision: Decision, reason: str) -> None:
-        raw = found.raw
-        rendered = render_decision(decision)
-        labels = self.labels_for(decision, label_names(raw))
-        done = (
-            raw.get("state") == "closed"
-            and (raw.get("body") or "") == rendered.body
-            and {n.casefold() for n in labels} == {n.casefold() for n in label_names(raw)}
-        )
-        if done:
-            return
-        changes: dict[str, Any] = {"body": rendered.body, "labels": labels}
-        if raw.get("state") != "closed":
-            changes.update(state="closed", state_reason=reason)
-        number = found.number
-        new_raw = self._store.unit(f"close issue #{number}", lambda _: self._store.edit(number, changes))
-        self._store.remember(decision.id, FoundIssue(new_raw, prs=found.prs, own_body=rendered.body, verified=True))
 
 
 def _is_answer_record(body: str | None, decision_id: str) -> bool:
@@ -692,15 +495,5 @@ def _without_authority(decision: Decision, fallback_owner: str) -> Decision:
     Open and blocking, with no answer, escalation, override, requester or precedent; the owner it
     names is replaced by the backend's default (the core takes owners from the configuration anyway).
     """
-    return decision.model_copy(
-        update={
-            "state": "open",
-            "answer": None,
-            "blocking": True,
-            "escalations": [],
-            "overrides": [],
-            "requester": None,
-            "precedent": None,
-            "owner": fallback_owner,
-        }
-    )
+    cleared: dict[str, Any] = {"answer": None, "escalations": [], "overrides": [], "requester": None, "precedent": None}
+    return decision.model_copy(update={**cleared, "state": "open", "blocking": True, "owner": fallback_owner})

@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import IO, Any, Protocol
 
-from parkbot.actions_output import annotation
+from parkbot.workflow_commands import annotation
 
 log = logging.getLogger("parkbot.github")
 

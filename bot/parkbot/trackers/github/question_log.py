@@ -63,7 +63,7 @@ class LogIssue:
             "create the question log issue",
             lambda _: raw_json(store.repo.create_issue(title="parkbot question log", body=body, labels=[LOG_LABEL])),
         )
-        store.set_comments(int(raw["number"]), [])
+        store.comments.set(int(raw["number"]), [])
         return int(raw["number"])
 
     def iter_entries(self) -> Iterator[LogEntry]:
@@ -72,7 +72,7 @@ class LogIssue:
         numbers = [int(r["number"]) for r in self._store.rest_by_label(LOG_LABEL) if not r.get("pull_request")]
         entries: list[LogEntry] = []
         for number in sorted(numbers):
-            for comment in self._store.comments_of(number, refresh=True):
+            for comment in self._store.comments.of(number, refresh=True):
                 found = read_marker(comment.get("body"))
                 if found is None or found.kind != "log" or not self._comments.trusted(comment):
                     continue
