@@ -7,59 +7,20 @@ carry the CLI's error object (message and exit code).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
-import git
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from parkbot.core.models import result_json_schema
-from tests.support.github_helpers import TOKEN
+from tests.support.mcp_client import EXAMPLE, ROOT, server, structured
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = json.loads((ROOT / "examples" / "needs_input.json").read_text())
 DID = "billing-42-decision-refund"
 TOOLS = ["park", "show", "list", "gate", "wait", "resume", "schema", "cite", "pass"]
-
-
-def git_repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    repository = git.Repo.init(root, initial_branch="main")
-    with repository.config_writer() as writer:
-        writer.set_value("user", "name", "Alice")
-        writer.set_value("user", "email", "alice@example.com")
-    repository.index.commit("initial")
-    repository.create_head("agent/billing-42", "main")
-    return root
-
-
-def server(backend: str, tmp_path: Path) -> tuple[StdioServerParameters, dict[str, Any]]:
-    """How to start the server, and how the gate is asked for on that backend."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT), str(ROOT / "bot")))}
-    if backend == "git":
-        repo = git_repo(tmp_path)
-        args = ["-m", "parkbot", "mcp", "--repo", str(repo)]
-        return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(repo)), {
-            "ref": "agent/billing-42"
-        }
-    config = tmp_path / "parkbot.yml"
-    config.write_text("owners:\n  default: alice\n")
-    env |= {"GITHUB_TOKEN": TOKEN, "GITHUB_REPOSITORY": "acme/widgets", "GITHUB_API_URL": "https://api.github.com"}
-    args = ["-m", "tests.support.mcp_github_server", "--config", str(config)]
-    return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(tmp_path)), {"pr": 1}
-
-
-def structured(result: Any) -> dict[str, Any]:
-    """The tool's JSON: the same object as structured content and as its one text block."""
-    assert len(result.content) == 1
-    text = json.loads(result.content[0].text)
-    assert text == result.structured_content
-    return text  # type: ignore[no-any-return]
 
 
 async def session_run(params: StdioServerParameters, gate_args: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from tests.test_mcp import EXAMPLE, ROOT, git_repo, structured
+from tests.support.mcp_client import EXAMPLE, ROOT, git_repo, structured
 
 #: The hints each tool must declare (MCP specification, ToolAnnotations): only park and gate write
 #: (gate publishes its verdict on GitHub), neither destroys anything, and a repeated call changes nothing more.

@@ -34,7 +34,7 @@ from tests.support.fakegithub import FakeGitHub
 from tests.support.git_helpers import USER_EMAIL, cli_repo, commit_on_branch
 from tests.support.github_helpers import CONFIG, NOW, make_tracker, needs_input
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DID = "billing-42-decision-refund"
 BOSS = "carol@example.com"
 #: A comment command, as a GitHub user types it.

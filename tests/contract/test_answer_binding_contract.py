@@ -12,7 +12,8 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.errors import Refused
 from parkbot.core.models import Answer
-from tests.contract.test_lifecycle_contract import NOW, park, resolve
+from tests.support.contract import park, resolve
+from tests.support.results import NOW, result
 
 DID = "billing-42-decision-refund"
 SIGNED_MODE = True
@@ -61,6 +62,4 @@ def test_an_answer_given_before_the_options_changed_is_refused(harness: Any) -> 
 
 
 def _swapped() -> Any:
-    from tests.contract.test_lifecycle_contract import result
-
     return result(options=SWAPPED)

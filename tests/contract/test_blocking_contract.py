@@ -9,7 +9,7 @@ import pytest
 
 from parkbot.core import lifecycle
 from parkbot.core.errors import Refused
-from tests.contract.test_lifecycle_contract import park
+from tests.support.contract import park
 
 DID = "billing-42-decision-refund"
 SIGNED_MODE = True

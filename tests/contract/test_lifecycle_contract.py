@@ -9,6 +9,7 @@ import pytest
 from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.errors import BackendFailure, InvalidInput, NotFound, Refused
+from tests.support.contract import park, resolve
 from tests.support.faults import FailOnce
 from tests.support.results import NOW, result
 
@@ -19,16 +20,6 @@ SIGNED_MODE = True
 def act_as(h: Any, login: str) -> None:
     """Whoever acts next signs with their own key, where the harness signs (signed-answers mode)."""
     getattr(h, "act_as", lambda _login: None)(login)
-
-
-def park(h: Any, **changes: Any) -> lifecycle.ParkOutcome:
-    return lifecycle.park(h.tracker, result(**changes), h.config, now=NOW)
-
-
-def resolve(h: Any, answer: str = "full_original", by: str = "alice", tracker: Any = None, **kw: Any) -> Any:
-    return lifecycle.resolve(
-        tracker or h.tracker, h.config, "billing-42-decision-refund", answer, Actor(by), now=NOW, **kw
-    )
 
 
 def test_new_id_is_parked_and_assigned(harness: Any) -> None:

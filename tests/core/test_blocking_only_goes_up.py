@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from parkbot import Backlog
 from parkbot.cli import cli
 from parkbot.core.errors import Refused
+from tests.support.filing import BRANCH, DID, FILE, GatedTracker, files, problems, push
+from tests.support.filing import needs_input as filed_result
 from tests.support.git_helpers import cli_repo, needs_input
 from tests.support.memory_tracker import MemoryTracker
-from tests.test_rules_filing import BRANCH, DID, FILE, GatedTracker, files, problems, push
-from tests.test_rules_filing import needs_input as filed_result
 
 CONFIG = "owners:\n  default: alice@example.com\n"
 

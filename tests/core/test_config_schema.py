@@ -34,7 +34,7 @@ from parkbot.core.config import (
     parse_config,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = config_json_schema()
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 

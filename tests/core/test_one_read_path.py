@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.git_helpers import run_git
-from tests.test_git_signing import ALICE, DID, World, make_world, ok, owner_parks, parkbot
+from tests.support.signing import ALICE, DID, World, make_world, ok, owner_parks, parkbot
 
 
 @pytest.fixture

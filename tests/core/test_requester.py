@@ -14,9 +14,9 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners, parse_config
 from parkbot.core.errors import Refused
-from tests.contract.test_lifecycle_contract import NOW, result
 from tests.support.git_helpers import cli_repo, needs_input
 from tests.support.memory_tracker import MemoryTracker
+from tests.support.results import NOW, result
 
 DID = "billing-42-decision-refund"
 

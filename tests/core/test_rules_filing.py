@@ -19,85 +19,27 @@ from click.testing import CliRunner
 from parkbot.cli import cli
 from parkbot.core import filing, lifecycle
 from parkbot.core.authority import Actor
-from parkbot.core.config import Config, Owners, Paths
+from parkbot.core.config import Config, Paths
 from parkbot.core.errors import InvalidInput, NotFound
 from parkbot.core.filing import BranchFiles, FiledFiles, Problem
 from parkbot.core.models import MAX_DEPENDENTS, Decision, Done, LogEntry, parse_result
-from parkbot.core.tracker import DependentState, GateResult, Location
+from parkbot.core.tracker import Location
+from tests.support.filing import (
+    BRANCH,
+    CONFIG,
+    DID,
+    FILE,
+    INVENTORY,
+    SHA,
+    GatedTracker,
+    files,
+    needs_input,
+    problems,
+    push,
+    steps,
+)
 from tests.support.memory_tracker import MemoryTracker
 from tests.support.results import NOW, result
-
-SHA = "0123456789abcdef0123456789abcdef01234567"
-BRANCH = "agent/billing-42"
-DID = "billing-42-decision-refund"
-CONFIG = Config(owners=Owners(default="alice"))
-INVENTORY = ".parkbot/inventory.json"
-FILE = ".parkbot/decisions/refund.json"
-
-
-class GatedTracker(MemoryTracker):
-    """A tracker with commit gates (:class:`~parkbot.core.tracker.CommitGates`), and a record of each link made."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.commit_failures: dict[str, str] = {}
-        self.commit_gates: dict[str, GateResult] = {}
-        self.linked: list[str] = []
-
-    def publish_commit_gate(self, sha: str, result: GateResult, *, blocked_fails: bool) -> None:
-        self.commit_gates[sha] = result
-
-    def publish_commit_failure(self, sha: str, summary: str) -> None:
-        self.commit_failures[sha] = summary
-
-    def block_dependents(self, decision: Decision) -> list[DependentState]:
-        self.linked.append(decision.id)
-        return super().block_dependents(decision)
-
-
-def needs_input(**changes: Any) -> dict[str, Any]:
-    return json.loads(result(**changes).model_dump_json(exclude_none=True))
-
-
-def files(
-    results: dict[str, Any] | None = None,
-    inventory: Any = None,
-    *,
-    errors: tuple[tuple[str, str], ...] = (),
-    origin: str | None = "billing-42",
-) -> BranchFiles:
-    """A commit as the adapter read it (JSON values become bytes), parsed as a push parses it."""
-    encode = lambda v: v if isinstance(v, bytes | str) else json.dumps(v).encode()  # noqa: E731
-    filed = FiledFiles(
-        sha=SHA,
-        results=tuple((path, encode(value)) for path, value in (results or {}).items()),
-        inventory=(INVENTORY, encode(inventory)) if inventory is not None else None,
-        errors=errors,
-    )
-    return filing.parse_filed(filed, default_origin=origin)
-
-
-def push(
-    tracker: MemoryTracker,
-    branch_files: BranchFiles,
-    *,
-    branch: str = BRANCH,
-    config: Config = CONFIG,
-) -> filing.FilingReport:
-    agent = config.is_agent_branch(branch)
-    origin = filing.branch_origin(branch, config) if agent else None
-    return filing.file_commit(tracker, config, branch_files, branch=branch, agent=agent, origin=origin, now=NOW)
-
-
-def steps(report: filing.FilingReport) -> list[tuple[str, str, str | None, str | None]]:
-    return [(s.kind, s.message, s.path, s.decision_id) for s in report.steps]
-
-
-def problems(report: filing.FilingReport) -> list[tuple[str, int, str, str | None]]:
-    return [
-        (s.problem.message, s.problem.exit_code, s.problem.reason, s.problem.path) for s in report.steps if s.problem
-    ]
-
 
 # --- reading what the commit holds ------------------------------------------------------------------
 

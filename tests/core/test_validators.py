@@ -153,4 +153,6 @@ def test_every_default_of_the_configuration_is_the_documented_one() -> None:
         "gate": {"publish": "check"},
         "bot_login": None,
         "github": {"rate_limit_wait": 300.0},
+        "planner": None,
+        "requesters": [],
     }

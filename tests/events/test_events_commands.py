@@ -8,8 +8,7 @@ from parkbot.core import lifecycle
 from parkbot.core.config import Config, Owners
 from parkbot.core.models import DoneWithAssumptions, parse_result
 from parkbot.trackers.github import DECISION_LABEL
-from parkbot.trackers.github.render import read_marker
-from tests.support.events import comment, handle
+from tests.support.events import comment, handle, replies
 from tests.support.fakegithub import FakeGitHub
 from tests.support.github_helpers import CONFIG, DID, NOW, make_tracker, needs_input
 
@@ -19,15 +18,6 @@ def number(fake: FakeGitHub) -> int:
     outcome = lifecycle.park(make_tracker(fake), needs_input(), CONFIG, now=NOW)
     assert outcome.location.number is not None
     return outcome.location.number
-
-
-def replies(fake: FakeGitHub, number: int) -> list[str]:
-    out = []
-    for c in fake.comments.values():
-        marker = read_marker(c.body)
-        if c.issue_number == number and marker is not None and marker.kind == "reply":
-            out.append(c.body)
-    return out
 
 
 def state(fake: FakeGitHub, number: int) -> tuple[str, list[str]]:

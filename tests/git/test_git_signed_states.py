@@ -20,7 +20,7 @@ from parkbot.trackers.git import GitTracker
 from parkbot.trackers.git.repository import Change
 from parkbot.trackers.git.view import BacklogEdit
 from tests.support.git_helpers import needs_input, run_git
-from tests.test_git_signing import DID, World, make_world, ok, owner_parks, parkbot
+from tests.support.signing import DID, World, make_world, ok, owner_parks, parkbot
 
 
 @pytest.fixture

@@ -15,9 +15,9 @@ from click.testing import CliRunner, Result
 from parkbot.cli import cli
 from parkbot.core.merge import Version, merge_versions
 from parkbot.core.models import Answer
-from tests.contract.test_lifecycle_contract import NOW
 from tests.support.git_helpers import make_repo, needs_input, run_git
-from tests.test_git_signing import ALICE, CAROL, DID, World, make_world, ok, owner_parks
+from tests.support.results import NOW
+from tests.support.signing import ALICE, CAROL, DID, World, make_world, ok, owner_parks
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.git_helpers import commit_on_branch, needs_input, run_git
-from tests.test_git_signing import DID, Person, World, keygen, ok, parkbot, public
+from tests.support.signing import DID, Person, World, keygen, ok, parkbot, public
 
 ALICE, PLANNER, MALLORY = "alice@example.com", "planner@example.com", "mallory@evil.example"
 CONFIG = f"""\

@@ -14,7 +14,15 @@ from tests.support.results import DID, NOW, result
 
 
 def park(h: Any, config: Config | None = None, **changes: Any) -> lifecycle.ParkOutcome:
+    """File the shared question, with ``changes``, under ``config`` (the harness's own when not given)."""
     return lifecycle.park(h.tracker, result(**changes), config or h.config, now=NOW)
+
+
+def resolve(
+    h: Any, answer: str = "full_original", by: str = "alice", tracker: Any = None, **kw: Any
+) -> lifecycle.ResolveOutcome:
+    """Resolve the shared decision as ``by`` (on ``tracker`` when given, another clone of the backlog say)."""
+    return lifecycle.resolve(tracker or h.tracker, h.config, DID, answer, Actor(by), now=NOW, **kw)
 
 
 def answer(h: Any, by: Actor, config: Config | None = None, value: str = "full_original") -> lifecycle.ResolveOutcome:

@@ -22,6 +22,7 @@ from parkbot.events import EventOutcome, handle_event
 from parkbot.events.commands import handle_comment
 from parkbot.trackers.github import GitHubTracker
 from parkbot.trackers.github.access import is_bot_login
+from parkbot.trackers.github.render import read_marker
 from tests.support import results
 from tests.support.fakegithub import FakeGitHub
 from tests.support.git_helpers import run_git
@@ -251,6 +252,16 @@ def handle(
         now=NOW,
         **kw,
     )
+
+
+def replies(fake: FakeGitHub, number: int) -> list[str]:
+    """The bodies of parkbot's replies (comments marked ``reply``) on issue ``number``, oldest first."""
+    out = []
+    for c in fake.comments.values():
+        marker = read_marker(c.body)
+        if c.issue_number == number and marker is not None and marker.kind == "reply":
+            out.append(c.body)
+    return out
 
 
 def pr_event(fake: Any, number: int, action: str = "opened", **changes: Any) -> dict[str, Any]:

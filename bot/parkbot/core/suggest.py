@@ -1,7 +1,7 @@
 """Near-miss suggestions ("did you mean ...?") for a mistyped name or id.
 
 difflib is imported only when something was mistyped: every command's start-up stays without it
-(tests/test_startup.py pins that).
+(tests/cli/test_startup.py pins that).
 """
 
 from __future__ import annotations
