@@ -47,7 +47,7 @@ from parkbot.core.tracker import (
     ReactionContent,
     Tracker,
 )
-from parkbot.events.replies import github_step, help_rows
+from parkbot.events.replies import command_problem, github_step, help_rows
 from parkbot.markdown import code_span, escape_markdown, table_cell
 from parkbot.trackers.github.render import read_marker
 
@@ -155,8 +155,8 @@ def _handle(
         tracker.reply(issue_number, key, text)
         return CommandResult("refused", reason, command, decision_id, message, replied=True)
 
-    if command.error:
-        return refuse("unknown_command" if command.name == "unknown" else "invalid_command", command.error)
+    if not command.ok:
+        return refuse("unknown_command" if command.name == "unknown" else "invalid_command", command_problem(command))
     decision = tracker.decision_at(issue_number)
     if decision is None:
         return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")

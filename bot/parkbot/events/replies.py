@@ -7,6 +7,7 @@ comment commands (``/decide ...``), as the command line adds ``parkbot resolve .
 
 from __future__ import annotations
 
+from parkbot.core.commands import COMMAND_NAMES, Command
 from parkbot.core.config import Config
 from parkbot.core.errors import ParkbotError, with_step
 from parkbot.core.lifecycle.possible import PossibleAct, possible_acts
@@ -59,3 +60,13 @@ def help_row(act: PossibleAct) -> tuple[str, str]:
 def help_rows(decision: Decision, config: Config) -> list[tuple[str, str]]:
     """What the owner can type on this decision (``/help``): (comment, what it does), in the order to try them."""
     return [help_row(act) for act in possible_acts(decision, config)]
+
+
+def command_problem(command: Command) -> str:
+    """Why a comment's command is not taken, as a reply on the issue: a near miss names the command it most
+    likely meant and every command there is; a malformed one says what it needs."""
+    if command.name == "unknown":
+        listed = ", ".join(f"/{name}" for name in COMMAND_NAMES)
+        meant = f" did you mean /{command.meant}?" if command.meant else ""
+        return f"{command.render()} is not a parkbot command;{meant} The commands are {listed}."
+    return command.error or ""

@@ -1,12 +1,15 @@
-"""``/help`` on GitHub: the core's possible acts, worded as the comment commands to type on the issue."""
+"""What parkbot says on GitHub issues: ``/help`` (the core's possible acts as comment commands) and a near miss."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
+from parkbot.core.commands import parse
 from parkbot.core.config import Config, Owners
 from parkbot.core.models import Assumption, Decision, Option
-from parkbot.events.replies import help_rows
+from parkbot.events.replies import command_problem, help_rows
 
 NOW = datetime(2026, 1, 5, tzinfo=UTC)
 CONFIG = Config(owners=Owners(default="alice"), requesters=["erin"])
@@ -60,3 +63,22 @@ def test_a_review_item_lists_accept_and_one_override_per_assumption() -> None:
         ("/override 1 <what it should be>", "EUR"),
         ("/override 2 <what it should be>", "net of tax"),
     ]
+
+
+COMMAND_LIST = "/decide, /answer, /default, /escalate, /return, /accept, /override, /help, /correct, /cite, /pass"
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("/decid a", "decide"), ("/Escalte", "escalate"), ("/hxlp", "help")])
+def test_a_near_miss_names_the_command_it_likely_meant_and_every_command(typed: str, meant: str) -> None:
+    found = parse(typed)
+    assert found is not None
+    word = typed.split()[0]
+    assert command_problem(found) == (
+        f"{word} is not a parkbot command; did you mean /{meant}? The commands are {COMMAND_LIST}."
+    )
+
+
+def test_a_malformed_command_says_what_it_needs() -> None:
+    found = parse("/decide")
+    assert found is not None
+    assert command_problem(found) == "/decide needs an option id, e.g. `/decide <option-id>`"
