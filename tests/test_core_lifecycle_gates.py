@@ -8,6 +8,7 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.models import NeedsInput, parse_result
+from parkbot.core.tracker import GateResult
 from tests.memory_tracker import MemoryTracker
 
 CONFIG = Config(owners=Owners(default="alice"))
@@ -64,3 +65,10 @@ def test_a_pull_request_nothing_links_passes() -> None:
     assert queued.state == "success"
     assert queued.result.blocking == ()
     assert queued.result.resolved == ()
+
+
+def test_a_gates_note_and_waiting_neighbours_are_typed_and_shown_only_where_set() -> None:
+    plain = GateResult("#7")
+    assert (plain.note, plain.same_commit, plain.details) == (None, (), {})
+    held = GateResult("#7", note="no open pull request", same_commit=("#8",))
+    assert held.details == {"note": "no open pull request", "same_commit": ["#8"]}

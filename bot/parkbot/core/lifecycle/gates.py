@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from parkbot.core.config import Config
@@ -27,7 +27,7 @@ def publish_gates(tracker: Tracker, decision: Decision, states: list[DependentSt
         linked = [d for d in state.others if d.id != decision.id]
         result = evaluate_gate(state.target, [decision, *linked])
         if state.note:
-            result = GateResult(result.target, result.blocking, result.resolved, {"note": state.note})
+            result = replace(result, note=state.note)
         if state.publishable:
             result = per_commit(tracker, config=None, result=result, current=decision)
             tracker.publish_gate(result)
@@ -79,8 +79,7 @@ def per_commit(
             blockers.update((d.id, d) for d in sibling.blocking)
     if not blockers:
         return result
-    details = {**result.details, "same_commit": waiting}
-    return GateResult(result.target, tuple(blockers.values()), result.resolved, details)
+    return replace(result, blocking=tuple(blockers.values()), same_commit=tuple(waiting))
 
 
 # --- the merge queue ---------------------------------------------------------------------------------
