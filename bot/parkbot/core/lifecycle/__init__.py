@@ -24,6 +24,13 @@ Every name is importable from here, as it always was.
 
 from __future__ import annotations
 
+# Names the single module imported, still reachable as ``lifecycle.X`` by code written against it.
+from parkbot.core import authority, suggest
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config
+from parkbot.core.errors import ConcurrentChange, ContentChanged, InvalidInput, NotFound, Refused
+from parkbot.core.identity import check_decision_id
+from parkbot.core.identity import decision_id as derive_id
 from parkbot.core.lifecycle.by_hand import (
     ABANDONED,
     CLOSED_AGAIN,
@@ -62,6 +69,29 @@ from parkbot.core.lifecycle.resolving import (
 )
 from parkbot.core.lifecycle.review import REVIEW_KEY, accept_review, override_assumption, park_review
 from parkbot.core.lifecycle.waiting import answer_of, poll_answer
+from parkbot.core.models import (
+    Answer,
+    AnswerKind,
+    Decision,
+    DecisionState,
+    DoneWithAssumptions,
+    Escalation,
+    LogEntry,
+    NeedsInput,
+    Override,
+    utcnow,
+)
+from parkbot.core.tracker import (
+    BacklogHints,
+    ConflictingAnswers,
+    DependentState,
+    GateResult,
+    Location,
+    Pollable,
+    PollToken,
+    SharedCommits,
+    Tracker,
+)
 
 __all__ = [
     "ABANDONED",
@@ -74,25 +104,53 @@ __all__ = [
     "REVIEW_KEY",
     "REVIVED",
     "Act",
+    "Actor",
+    "Answer",
+    "AnswerKind",
+    "BacklogHints",
     "Command",
+    "ConcurrentChange",
+    "Config",
+    "ConflictingAnswers",
+    "ContentChanged",
+    "Decision",
+    "DecisionState",
+    "DependentState",
+    "DoneWithAssumptions",
+    "Escalation",
+    "GateResult",
     "HandAction",
     "HandOutcome",
+    "InvalidInput",
+    "Location",
+    "LogEntry",
+    "NeedsInput",
+    "NotFound",
+    "Override",
     "ParkAction",
     "ParkOutcome",
+    "PollToken",
+    "Pollable",
     "PossibleAct",
     "QueueGate",
     "QueueState",
+    "Refused",
     "ResolveAction",
     "ResolveOutcome",
+    "SharedCommits",
+    "Tracker",
     "accept_review",
     "act_command",
     "answer_command",
     "answer_of",
+    "authority",
     "blocking_lowered",
     "build_decision",
+    "check_decision_id",
     "closed_by_hand",
     "complete",
     "decisions",
+    "derive_id",
     "escalate",
     "escalation_command",
     "evaluate_gate",
@@ -114,5 +172,7 @@ __all__ = [
     "reopened_by_hand",
     "resolve",
     "return_to_requester",
+    "suggest",
+    "utcnow",
     "verify",
 ]
