@@ -186,8 +186,8 @@ def test_a_near_miss_is_an_error_naming_the_closest_command_and_the_list(typo: s
     found = parse(typo)
     assert found is not None
     assert found.name == "unknown"
-    assert f"did you mean /{meant}?" in (found.error or "")
-    assert "/decide, /answer, /default, /escalate, /return, /accept, /override, /help" in (found.error or "")
+    assert found.meant == meant
+    assert not found.ok
     assert found.render() == typo.split()[0]
 
 

@@ -14,6 +14,7 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners, parse_config
 from parkbot.core.errors import Refused
+from parkbot.events.replies import help_rows
 from tests.support.git_helpers import cli_repo, needs_input
 from tests.support.memory_tracker import MemoryTracker
 from tests.support.results import NOW, result
@@ -37,14 +38,14 @@ def test_return_is_refused_unless_the_configuration_names_the_requester(requeste
     assert "erin" in info.value.message
     assert "requesters" in info.value.message
     assert tracker.find(DID).owner == "alice"
-    assert "/return" not in [typed for typed, _ in lifecycle.help_text(tracker.find(DID), config)]
+    assert "/return" not in [typed for typed, _ in help_rows(tracker.find(DID), config)]
 
 
 def test_return_hands_the_question_to_a_configured_requester() -> None:
     config = Config(owners=Owners(default="alice"), requesters=["Erin"])
     tracker = parked(config)
     assert lifecycle.return_to_requester(tracker, config, DID, Actor("alice")).decision.owner == "erin"
-    rows = dict(lifecycle.help_text(parked(config).find(DID), config))
+    rows = dict(help_rows(parked(config).find(DID), config))
     assert rows["/return"] == "hand it back to erin (stated by the agent), who started the run"
 
 

@@ -606,21 +606,21 @@ def test_overrides_are_taken_only_while_the_review_is_open_and_name_the_assumpti
 # --- what the owner may type ------------------------------------------------------------------------
 
 
-def test_the_help_lists_each_command_the_owner_can_give() -> None:
+def test_the_help_lists_each_act_the_owner_can_take() -> None:
     question = parked(allow_free_text=True, requester="erin").find(DID)
-    assert lifecycle.help_text(question, CONFIG) == [
-        ("/decide remaining_three", "412.00"),
-        ("/decide full_original", "690.00"),
-        ("/answer <your answer>", "answer in words"),
-        ("/default remaining_three", "the same, recorded as an explicit assumption"),
-        ("/escalate", "pass the question one level up the hierarchy"),
-        ("/return", "hand it back to erin (stated by the agent), who started the run"),
+    assert lifecycle.possible_acts(question, CONFIG) == [
+        lifecycle.PossibleAct("decide", "remaining_three", "412.00"),
+        lifecycle.PossibleAct("decide", "full_original", "690.00"),
+        lifecycle.PossibleAct("answer"),
+        lifecycle.PossibleAct("default", "remaining_three"),
+        lifecycle.PossibleAct("escalate"),
+        lifecycle.PossibleAct("return", about="erin"),
     ]
     review = reviewed().find(REVIEW)
-    assert lifecycle.help_text(review, CONFIG) == [
-        ("/accept", "accept every stated assumption"),
-        ("/override 1 <what it should be>", "EUR"),
-        ("/override 2 <what it should be>", "net of tax"),
+    assert lifecycle.possible_acts(review, CONFIG) == [
+        lifecycle.PossibleAct("accept"),
+        lifecycle.PossibleAct("override", "1", "EUR"),
+        lifecycle.PossibleAct("override", "2", "net of tax"),
     ]
 
 

@@ -105,10 +105,12 @@ class Command:
     sources: tuple[str, ...] = ()
     #: Why, for ``/override <option> [why]``, ``/correct`` and ``/pass``.
     reason: str | None = None
+    #: For a near miss (name ``unknown``): the command it most likely meant. Each surface words the refusal.
+    meant: CommandName | None = None
 
     @property
     def ok(self) -> bool:
-        return self.error is None
+        return self.error is None and self.name != "unknown"
 
     def render(self) -> str:
         """The command as a person would type it (for replies)."""
@@ -327,20 +329,19 @@ def parse_all(body: str) -> list[Command]:
     return commands
 
 
-def closest_command(word: str) -> str | None:
+def closest_command(word: str) -> CommandName | None:
     """The command a misspelt ``/word`` most likely meant, if it is close enough to mean one."""
     found = difflib.get_close_matches(word.lower(), COMMAND_NAMES, n=1, cutoff=NEAR_MISS)
-    return found[0] if found else None
+    return _NAMES[found[0]] if found else None
 
 
 def _near_miss(body: str) -> Command | None:
-    """The first ``/word`` that looks like a misspelt command, as an error command (for a body with no command)."""
+    """The first ``/word`` that looks like a misspelt command, as an ``unknown`` command naming the one it most
+    likely ``meant`` (for a body with no command); the surface says so in its own words."""
     for line, typed, _, _ in _scan(body or ""):
         meant = closest_command(typed)
         if meant is not None:
-            listed = ", ".join(f"/{name}" for name in COMMAND_NAMES)
-            message = f"/{typed} is not a parkbot command; did you mean /{meant}? The commands are {listed}."
-            return Command("unknown", arg=f"/{typed}", line=line.number, error=message)
+            return Command("unknown", arg=f"/{typed}", line=line.number, meant=meant)
     return None
 
 

@@ -21,7 +21,7 @@ every capability a backend claims.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -60,11 +60,24 @@ class GateResult:
     target: str
     blocking: tuple[Decision, ...] = ()
     resolved: tuple[Decision, ...] = ()
-    details: dict[str, Any] = field(default_factory=dict)
+    #: Why the gate is not shown where it belongs yet (a branch with no open pull request).
+    note: str | None = None
+    #: The other dependents at the same commit that wait: they hold an otherwise open gate blocked (per commit).
+    same_commit: tuple[str, ...] = ()
 
     @property
     def state(self) -> GateState:
         return "blocked" if self.blocking else "open"
+
+    @property
+    def details(self) -> dict[str, Any]:
+        """``note`` and ``same_commit`` where set, as the fields of a gate in the event output."""
+        shown: dict[str, Any] = {}
+        if self.note:
+            shown["note"] = self.note
+        if self.same_commit:
+            shown["same_commit"] = list(self.same_commit)
+        return shown
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,10 @@ rules.
 * ``/escalate [to]`` moves the question one level up (:func:`parkbot.core.lifecycle.escalate`) when the
   config has a hierarchy; ``/return``, ``/accept`` and ``/override <n> <text>`` run their policy rules.
 * Where the tracker keeps comment records (:class:`~parkbot.core.tracker.CommentRecords`, GitHub), the
-  command must be its author's own words as the backend shows them, not as the event says: a comment
-  written by someone other than the actor, or changed by anyone but its author, is refused; one whose
-  text changed since the event is left to the event of that change.
+  command must be its author's own words as the backend shows them, not as the event says
+  (:func:`parkbot.core.authorship.judge_comment`): a comment written by someone other than the actor, or
+  changed by anyone but its author, is refused; one whose text changed since the event is left to the
+  event of that change.
 * Every refusal (not an owner, unknown option, conflicting answer, not a decision issue, already
   resolved differently, malformed command) is a visible reply on the issue, keyed by the command
   comment's id: handling the same comment again edits that reply instead of adding one, and a
@@ -34,19 +35,19 @@ from typing import Literal, Protocol
 from parkbot.core import lifecycle
 from parkbot.core import planner as planner_rules
 from parkbot.core.authority import Actor
+from parkbot.core.authorship import judge_comment
 from parkbot.core.commands import ANSWERING, Command, parse
 from parkbot.core.config import Config
 from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused, with_step
 from parkbot.core.models import Decision
 from parkbot.core.tracker import (
     CommentReactions,
-    CommentRecord,
     CommentRecords,
     IssueComments,
     ReactionContent,
     Tracker,
 )
-from parkbot.events.replies import github_step
+from parkbot.events.replies import command_problem, github_step, help_rows
 from parkbot.markdown import code_span, escape_markdown, table_cell
 from parkbot.trackers.github import read_marker
 
@@ -154,8 +155,8 @@ def _handle(
         tracker.reply(issue_number, key, text)
         return CommandResult("refused", reason, command, decision_id, message, replied=True)
 
-    if command.error:
-        return refuse("unknown_command" if command.name == "unknown" else "invalid_command", command.error)
+    if not command.ok:
+        return refuse("unknown_command" if command.name == "unknown" else "invalid_command", command_problem(command))
     decision = tracker.decision_at(issue_number)
     if decision is None:
         return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
@@ -173,11 +174,11 @@ def _handle(
     if isinstance(tracker, CommentRecords):
         record = tracker.comment_record(issue_number, comment_id)
         seen_at = record.created_at if record is not None else None
-        if record is not None and record.body != body and not record.editor and same_author(record, author):
+        authorship = judge_comment(record, author, body)
+        if authorship.verdict == "changed_since":
             return CommandResult("ignored", "changed_since", command, decision.id)
-        problem = authorship_problem(record, author)
-        if problem is not None:
-            return refuse("not_authorized", problem, decision.id)
+        if authorship.refused:
+            return refuse("not_authorized", authorship.message, decision.id)
     try:
         return _run(tracker, config, command, decision, actor, source, issue_number, key, now, seen_at)
     except BackendFailure:
@@ -186,26 +187,6 @@ def _handle(
         return refuse(exc.reason, exc.message, decision.id, github_step(exc))
     except ParkbotError as exc:  # pragma: no cover - every rule raises one of the above
         return refuse(exc.reason, exc.message, decision.id, github_step(exc))
-
-
-def same_author(record: CommentRecord, login: str) -> bool:
-    return record.author.casefold() == login.casefold()
-
-
-def authorship_problem(record: CommentRecord | None, login: str) -> str | None:
-    """Why a comment is not ``login``'s own words as the backend shows them, or None when it is."""
-    if record is None:
-        return "the comment is not there any more"
-    if not same_author(record, login):
-        return (
-            f"the comment was written by {record.author}, not by {login}; only a comment's author's words are a command"
-        )
-    if record.editor:
-        return (
-            f"the comment was changed by {record.editor} after {record.author} wrote it; only a comment's "
-            "author's own words are a command"
-        )
-    return None
 
 
 def _run(
@@ -232,7 +213,7 @@ def _run(
         return CommandResult(action, "ok", command, did, text, replied=True, outcome=outcome)
 
     if command.name == "help":
-        rows = lifecycle.help_text(decision, config)
+        rows = help_rows(decision, config)
         table = "\n".join(f"| {code_span(typed)} | {table_cell(meaning)} |" for typed, meaning in rows)
         text = (
             f"What you can type on {code_span(did)} (a new comment, the command at the start of a line):\n\n"

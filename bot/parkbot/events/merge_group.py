@@ -6,8 +6,8 @@ queued pull request is named by ``merge_group.head_ref``
 (``refs/heads/gh-readonly-queue/<base>/pr-<N>-<sha>``); the decisions linked to it are gathered and
 the combined gate is published as ``parkbot/decisions`` on ``merge_group.head_sha``.
 
-A blocked group gets ``failure``, not ``pending``: nobody answers a question inside the queue's
-timeout, so the queue should drop the pull request at once rather than wait for it.
+The rule (which decisions count, and that a blocked group gets ``failure``, not ``pending``) is the
+core's :func:`parkbot.core.lifecycle.queue_gate`; this module reads the payload and publishes.
 """
 
 from __future__ import annotations
@@ -41,12 +41,8 @@ def on_merge_group(event: Event, ctx: Context) -> list[Item]:
     head_sha = event.get("merge_group.head_sha", str)
     head_ref = event.get("merge_group.head_ref", str)
     numbers = queued_pulls(head_ref)
-    linked = []
-    for number in numbers:
-        linked += lifecycle.linked(ctx.tracker, ctx.config, f"#{number}")
-    target = f"merge_group:{head_sha}"
-    result = lifecycle.evaluate_gate(target, linked)
-    state = "failure" if result.blocking else "success"
+    queued = lifecycle.queue_gate(ctx.tracker, ctx.config, head_sha, numbers)
+    result, state, target = queued.result, queued.state, queued.result.target
     tracker = ctx.tracker
     published = isinstance(tracker, CommitGates)
     if isinstance(tracker, CommitGates):

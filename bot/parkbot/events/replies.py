@@ -7,7 +7,11 @@ comment commands (``/decide ...``), as the command line adds ``parkbot resolve .
 
 from __future__ import annotations
 
+from parkbot.core.commands import COMMAND_NAMES, Command
+from parkbot.core.config import Config
 from parkbot.core.errors import ParkbotError, with_step
+from parkbot.core.lifecycle.possible import PossibleAct, possible_acts
+from parkbot.core.models import Decision
 
 DECIDE = "`/decide <option>`"
 DEFAULT = "`/default <option>`"
@@ -34,3 +38,35 @@ def github_step(exc: ParkbotError) -> str | None:
 def github_message(exc: ParkbotError) -> str:
     """The message a notice of the run gives for ``exc``."""
     return with_step(exc.message, github_step(exc))
+
+
+def help_row(act: PossibleAct) -> tuple[str, str]:
+    """One act as the comment to type on the issue, and what it does."""
+    if act.act == "decide":
+        return f"/decide {act.arg}", act.about or ""
+    if act.act == "answer":
+        return "/answer <your answer>", "answer in words"
+    if act.act == "default":
+        return f"/default {act.arg}", "the same, recorded as an explicit assumption"
+    if act.act == "escalate":
+        return "/escalate", "pass the question one level up the hierarchy"
+    if act.act == "return":
+        return "/return", f"hand it back to {act.about} (stated by the agent), who started the run"
+    if act.act == "accept":
+        return "/accept", "accept every stated assumption"
+    return f"/override {act.arg} <what it should be>", act.about or ""
+
+
+def help_rows(decision: Decision, config: Config) -> list[tuple[str, str]]:
+    """What the owner can type on this decision (``/help``): (comment, what it does), in the order to try them."""
+    return [help_row(act) for act in possible_acts(decision, config)]
+
+
+def command_problem(command: Command) -> str:
+    """Why a comment's command is not taken, as a reply on the issue: a near miss names the command it most
+    likely meant and every command there is; a malformed one says what it needs."""
+    if command.name == "unknown":
+        listed = ", ".join(f"/{name}" for name in COMMAND_NAMES)
+        meant = f" did you mean /{command.meant}?" if command.meant else ""
+        return f"{command.render()} is not a parkbot command;{meant} The commands are {listed}."
+    return command.error or ""

@@ -1,0 +1,51 @@
+"""What each act of the lifecycle returns, and what they share: the question-log line and the retry count."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from parkbot.core.models import Answer, Decision, LogEntry
+from parkbot.core.tracker import GateResult, Location
+
+ParkAction = Literal["created", "updated", "unchanged"]
+ResolveAction = Literal["resolved", "completed", "unchanged", "confirmed"]
+#: How the owner answered: ``decide`` names an option, ``answer`` gives text, ``default`` an assumption.
+Command = Literal["decide", "answer", "default", "auto"]
+
+
+@dataclass(frozen=True)
+class ParkOutcome:
+    decision: Decision
+    action: ParkAction
+    location: Location
+    gates: list[GateResult] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ResolveOutcome:
+    decision: Decision
+    action: ResolveAction
+    answer: Answer
+    location: Location
+    gates: list[GateResult] = field(default_factory=list)
+
+
+def log_entry(event: str, decision: Decision, now: datetime, **extra: Any) -> LogEntry:
+    """A question-log line carrying what precedents and the report need."""
+    answer = decision.answer
+    answered = {
+        "answer": answer.value if answer else None,
+        "answer_kind": answer.kind if answer else None,
+        "by": answer.by if answer else None,
+    }
+    return LogEntry.for_decision(event, decision, now, **{**answered, **extra})
+
+
+#: How often ``park`` re-reads after another writer created the same decision between our read and write.
+PARK_ATTEMPTS = 5
+
+
+#: The command that re-records an answer of each kind (``Answer.same_answer`` compares kinds too).
+COMMAND_FOR_KIND: dict[str, Command] = {"option": "decide", "free_text": "answer", "default": "default"}

@@ -1,0 +1,74 @@
+"""parkbot.core.lifecycle.gates: the merge-queue gate (its other rules are tested in tests/test_rules_lifecycle.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config, Owners
+from parkbot.core.models import NeedsInput, parse_result
+from parkbot.core.tracker import GateResult
+from tests.memory_tracker import MemoryTracker
+
+CONFIG = Config(owners=Owners(default="alice"))
+SHA = "a" * 40
+
+
+def needs_input(key: str, **changes: Any) -> NeedsInput:
+    data: dict[str, Any] = {
+        "status": "needs_input",
+        "origin": "billing-42",
+        "key": key,
+        "question": f"Which way for {key}?",
+        "options": ["yes: do it", "no: leave it"],
+        "blocking": True,
+        **changes,
+    }
+    parsed = parse_result(data)
+    assert isinstance(parsed, NeedsInput)
+    return parsed
+
+
+def test_a_queued_pull_request_with_an_open_blocking_decision_fails_the_queue_commit() -> None:
+    tracker = MemoryTracker()
+    parked = lifecycle.park(tracker, needs_input("refund", dependents=["#7"]), CONFIG)
+    queued = lifecycle.queue_gate(tracker, CONFIG, SHA, [7])
+    assert queued.state == "failure"  # fails at once: nobody answers inside the queue's timeout
+    assert queued.result.target == f"merge_group:{SHA}"
+    assert [d.id for d in queued.result.blocking] == [parked.decision.id]
+
+
+def test_the_queue_commit_is_blocked_while_any_queued_pull_request_waits() -> None:
+    tracker = MemoryTracker()
+    lifecycle.park(tracker, needs_input("refund", dependents=["#7"]), CONFIG)
+    waiting = lifecycle.park(tracker, needs_input("scope", dependents=["#8"]), CONFIG)
+    lifecycle.resolve(tracker, CONFIG, "billing-42-decision-refund", "yes", Actor("alice"))
+    queued = lifecycle.queue_gate(tracker, CONFIG, SHA, [7, 8])
+    assert queued.state == "failure"
+    assert [d.id for d in queued.result.blocking] == [waiting.decision.id]
+    assert [d.id for d in queued.result.resolved] == ["billing-42-decision-refund"]
+
+
+def test_the_queue_commit_passes_once_every_decision_is_answered_or_optional() -> None:
+    tracker = MemoryTracker()
+    lifecycle.park(tracker, needs_input("refund", dependents=["#7"]), CONFIG)
+    lifecycle.park(tracker, needs_input("note", dependents=["#7"], blocking=False), CONFIG)
+    lifecycle.resolve(tracker, CONFIG, "billing-42-decision-refund", "no", Actor("alice"))
+    queued = lifecycle.queue_gate(tracker, CONFIG, SHA, [7])
+    assert queued.state == "success"
+    assert queued.result.blocking == ()
+
+
+def test_a_pull_request_nothing_links_passes() -> None:
+    queued = lifecycle.queue_gate(MemoryTracker(), CONFIG, SHA, [9])
+    assert queued.state == "success"
+    assert queued.result.blocking == ()
+    assert queued.result.resolved == ()
+
+
+def test_a_gates_note_and_waiting_neighbours_are_typed_and_shown_only_where_set() -> None:
+    plain = GateResult("#7")
+    assert (plain.note, plain.same_commit, plain.details) == (None, (), {})
+    held = GateResult("#7", note="no open pull request", same_commit=("#8",))
+    assert held.details == {"note": "no open pull request", "same_commit": ["#8"]}
