@@ -10,6 +10,15 @@ plain JSON Schema cannot state are listed in :data:`RULES_BEYOND_THE_SCHEMA`, an
 description lists them too.
 """
 
+# The identity names the models are built on, importable from here as they always were.
+from parkbot.core.identity import (
+    MAX_NAME_LENGTH,
+    NAME_PATTERN,
+    SEPARATOR,
+    check_decision_id,
+    decision_id,
+    normalize_name,
+)
 from parkbot.core.models.fields import (
     BAD_BRANCH_REGEX,
     BRANCH_REGEX,
@@ -96,6 +105,7 @@ __all__ = [
     "MAX_ID_LENGTH",
     "MAX_INVENTORY",
     "MAX_LABEL",
+    "MAX_NAME_LENGTH",
     "MAX_OPTIONS",
     "MAX_QUESTION",
     "MAX_SHORT",
@@ -103,6 +113,7 @@ __all__ = [
     "MAX_TITLE",
     "MAX_WORK_DEPTH",
     "MAX_WORK_SO_FAR_BYTES",
+    "NAME_PATTERN",
     "NAME_REGEX",
     "NOT_BLANK_REGEX",
     "OPTION_TEXT_REGEX",
@@ -111,6 +122,7 @@ __all__ = [
     "RULES_BEYOND_THE_SCHEMA",
     "SCHEMA_FILE",
     "SCHEMA_ID",
+    "SEPARATOR",
     "AgentInput",
     "AgentResult",
     "Answer",
@@ -149,9 +161,12 @@ __all__ = [
     "Title",
     "Verbatim",
     "WorkSoFar",
+    "check_decision_id",
+    "decision_id",
     "default_title",
     "describe_validation_error",
     "load_json",
+    "normalize_name",
     "parse_dependent",
     "parse_result",
     "result_json_schema",
