@@ -154,4 +154,4 @@ def test_a_project_with_its_own_bot_folder_still_imports_parkbot(tmp_path: Path)
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split(" | ")[0] == "the user own bot"
-    assert done.stdout.strip().endswith("parkbot.api")
+    assert done.stdout.strip().endswith("parkbot.api.backlog")

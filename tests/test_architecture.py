@@ -222,3 +222,95 @@ def test_the_test_check_sees_a_test_module_imported(tmp_path: Path) -> None:
     sample.write_text("from tests.github.test_github_tracker import park\nfrom tests.support import results\n", "utf-8")
     found = [module for _, module in imported(sample, tmp_path)]
     assert [m for m in found if not m.startswith(SHARED)] == ["tests.github.test_github_tracker"]
+
+
+# --- size: no module over 500 lines, no class over 25 methods ----------------------------------
+
+#: The longest a module in bot/ may be, in lines.
+MAX_MODULE_LINES = 500
+#: The most methods (every ``def`` in the class body: dunders, properties and static methods too) a class may have.
+MAX_CLASS_METHODS = 25
+
+#: Modules still over the limit while they are being split. This list may only shrink: an entry that is no
+#: longer over the limit fails the test below until it is removed, and nothing new may join it.
+LONG_MODULES = {
+    "parkbot/core/lifecycle.py",
+    "parkbot/core/planner.py",
+    "parkbot/trackers/git/tracker.py",
+    "parkbot/trackers/github/client.py",
+    "parkbot/trackers/github/dependents.py",
+    "parkbot/trackers/github/issues.py",
+    "parkbot/trackers/github/render.py",
+    "parkbot/trackers/github/store.py",
+}
+#: Classes still over the limit (``module:Class``), under the same rule. ``Backlog`` keeps one thin delegation
+#: per public verb of the documented Python API (docs/agents.md), 28 in all.
+BIG_CLASSES = {
+    "parkbot/api/backlog.py:Backlog",
+    "parkbot/trackers/git/tracker.py:GitTracker",
+    "parkbot/trackers/github/issues.py:DecisionIssues",
+    "parkbot/trackers/github/store.py:IssueStore",
+    "parkbot/trackers/github/tracker.py:GitHubTracker",
+}
+
+
+def module_lines(root: Path = BOT) -> dict[str, int]:
+    """Lines of every module of ``root``, by path from the source root."""
+    return {
+        path.relative_to(root.parent).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in modules(root)
+    }
+
+
+def class_methods(root: Path = BOT) -> dict[str, int]:
+    """Methods of every class of ``root`` (nested classes too), as ``module:Class``."""
+    counts = {}
+    for path in modules(root):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                defs = [n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+                counts[f"{path.relative_to(root.parent).as_posix()}:{node.name}"] = len(defs)
+    return counts
+
+
+def over_the_limits(
+    sizes: dict[str, int], limit: int, allowed: set[str], what: str, unit: str
+) -> tuple[list[str], list[str]]:
+    """(what is over ``limit`` and not allowed, what is allowed but no longer over it)."""
+    over = {name: size for name, size in sizes.items() if size > limit}
+    new = [
+        f"{name} has {size} {unit} (at most {limit}): split it"
+        for name, size in sorted(over.items())
+        if name not in allowed
+    ]
+    shrunk = [
+        f"{name} is no longer over {limit} {unit} ({sizes.get(name, 0)}, or gone): remove it from {what}"
+        for name in sorted(allowed - over.keys())
+    ]
+    return new, shrunk
+
+
+def test_no_module_is_over_500_lines_and_the_list_of_long_ones_only_shrinks() -> None:
+    new, shrunk = over_the_limits(module_lines(), MAX_MODULE_LINES, LONG_MODULES, "LONG_MODULES", "lines")
+    assert new == []
+    assert shrunk == []
+
+
+def test_no_class_has_over_25_methods_and_the_list_of_big_ones_only_shrinks() -> None:
+    new, shrunk = over_the_limits(class_methods(), MAX_CLASS_METHODS, BIG_CLASSES, "BIG_CLASSES", "methods")
+    assert new == []
+    assert shrunk == []
+
+
+def test_the_size_checks_see_a_long_module_and_a_big_class(tmp_path: Path) -> None:
+    """The counters find a long module and a big class, and a listed entry that shrank (so [] means something)."""
+    package = tmp_path / "parkbot"
+    package.mkdir()
+    methods = "".join(f"    def m{i}(self) -> None: ...\n" for i in range(26))
+    (package / "big.py").write_text("class Big:\n" + methods + "\n" * 480, encoding="utf-8")
+    (package / "small.py").write_text("class Small:\n    def one(self) -> None: ...\n", encoding="utf-8")
+    assert module_lines(package)["parkbot/big.py"] == 507
+    assert class_methods(package) == {"parkbot/big.py:Big": 26, "parkbot/small.py:Small": 1}
+    new, shrunk = over_the_limits(module_lines(package), 500, {"parkbot/small.py"}, "LONG_MODULES", "lines")
+    assert new == ["parkbot/big.py has 507 lines (at most 500): split it"]
+    assert shrunk == ["parkbot/small.py is no longer over 500 lines (2, or gone): remove it from LONG_MODULES"]

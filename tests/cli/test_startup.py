@@ -221,7 +221,7 @@ def test_the_schema_is_built_only_when_a_result_is_read(repo: Path) -> None:
         "sys.argv = ['parkbot', 'gate', '--ref', 'main']\n"
         "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
         "from parkbot.core import models\n"
-        "print(models.NeedsInput.__pydantic_complete__, models._result_adapter.cache_info().currsize)"
+        "print(models.NeedsInput.__pydantic_complete__, models.results._result_adapter.cache_info().currsize)"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=True)
