@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 
 from parkbot.core.errors import InvalidInput
+from parkbot.core.identity import check_decision_id
 from parkbot.core.links import unverifiable_link
 from parkbot.core.models import Decision
 from parkbot.core.tracker import DependentState, GateResult
@@ -27,8 +28,13 @@ NOT_AN_ID = "not a decision id parkbot can look up"
 
 
 def _why_not_found(raw: str) -> str:
-    """The fact about a link this backlog holds no decision for: no such decision, or not an id at all."""
-    return NOT_FOUND if ID_PATTERN.match(raw) else NOT_AN_ID
+    """The fact about a link this backlog holds no decision for: no such decision, or not an id at all
+    (by the core's rule for ids, as on GitHub)."""
+    try:
+        check_decision_id(raw)
+    except ValueError:
+        return NOT_AN_ID
+    return NOT_FOUND
 
 
 class BranchDependents:
