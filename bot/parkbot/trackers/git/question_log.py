@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from parkbot.core.models import Decision, LogEntry
+from parkbot.trackers.git.edit import BacklogEdit
 from parkbot.trackers.git.layout import precedent_paths
 from parkbot.trackers.git.reads import DecisionReads
 from parkbot.trackers.git.repository import BacklogRepository, Change
-from parkbot.trackers.git.view import BacklogEdit
 
 
 class QuestionLog:
