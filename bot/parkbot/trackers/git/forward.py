@@ -12,7 +12,7 @@ S = TypeVar("S")
 
 
 class Forward(Generic[S, P, R]):
-    """``find = Forward("reads", DecisionReads.find)``: ``facade.find`` is ``facade.reads.find``.
+    """``find = Forward("reading", DecisionReads.find)``: ``facade.find`` is ``facade.reading.find``.
 
     The facade composes its parts and names, in one table, which part answers each method; the code
     lives in the part. The signature (and the docstring) are the part's own.

@@ -120,11 +120,11 @@ class GitTracker:
             self.backlog.sign_answers = True
             self.backlog.allowed_signers_name = str(signers)
         self.prover = Prover(verifier, self.config)
-        self.reads = DecisionReads(self.backlog, self.prover)
+        self.reading = DecisionReads(self.backlog, self.prover)
         self.facts = AuthorityFacts(self.backlog, self.prover)
-        self.log = QuestionLog(self.backlog, self.reads)
-        self.dependents = BranchDependents(self.backlog, self.reads, base=base)
-        self.writes = DecisionWrites(self.backlog, self.prover, self.reads, self.dependents)
+        self.question_log = QuestionLog(self.backlog, self.reading)
+        self.dependents = BranchDependents(self.backlog, self.reading, base=base)
+        self.writing = DecisionWrites(self.backlog, self.prover, self.reading, self.dependents)
         self.sources = PlannerSources(self.backlog, self.dependents)
 
     @classmethod
@@ -177,16 +177,16 @@ class GitTracker:
     missing_hint = Forward("facts", AuthorityFacts.missing_hint)
 
     # -- reading (Tracker, DecisionIds) -----------------------------------------------------------------
-    location = Forward("reads", DecisionReads.location)
-    find = Forward("reads", DecisionReads.find)
-    recorded_answer = Forward("reads", DecisionReads.recorded_answer)
-    decision_ids = Forward("reads", DecisionReads.decision_ids)
-    iter_decisions = Forward("reads", DecisionReads.iter_decisions)
-    open_decisions = Forward("reads", DecisionReads.open_decisions)
+    location = Forward("reading", DecisionReads.location)
+    find = Forward("reading", DecisionReads.find)
+    recorded_answer = Forward("reading", DecisionReads.recorded_answer)
+    decision_ids = Forward("reading", DecisionReads.decision_ids)
+    iter_decisions = Forward("reading", DecisionReads.iter_decisions)
+    open_decisions = Forward("reading", DecisionReads.open_decisions)
 
     # -- the question log (Tracker) ---------------------------------------------------------------------
-    append_log = Forward("log", QuestionLog.append_log)
-    iter_log = Forward("log", QuestionLog.iter_log)
+    append_log = Forward("question_log", QuestionLog.append_log)
+    iter_log = Forward("question_log", QuestionLog.iter_log)
 
     # -- dependents and gates (Tracker) -----------------------------------------------------------------
     base = Forward("dependents", BranchDependents.base)
@@ -194,15 +194,15 @@ class GitTracker:
     publish_gate = Forward("dependents", BranchDependents.publish_gate)
 
     # -- writing and resolution (Tracker, ConflictingAnswers) -------------------------------------------
-    create = Forward("writes", DecisionWrites.create)
-    update = Forward("writes", DecisionWrites.update)
-    block_dependents = Forward("writes", DecisionWrites.block_dependents)
-    record_answer = Forward("writes", DecisionWrites.record_answer)
-    point_dependents = Forward("writes", DecisionWrites.point_dependents)
-    clear_blocking = Forward("writes", DecisionWrites.clear_blocking)
-    close = Forward("writes", DecisionWrites.close)
-    mark_abandoned = Forward("writes", DecisionWrites.mark_abandoned)
-    confirm_answer = Forward("writes", DecisionWrites.confirm_answer)
+    create = Forward("writing", DecisionWrites.create)
+    update = Forward("writing", DecisionWrites.update)
+    block_dependents = Forward("writing", DecisionWrites.block_dependents)
+    record_answer = Forward("writing", DecisionWrites.record_answer)
+    point_dependents = Forward("writing", DecisionWrites.point_dependents)
+    clear_blocking = Forward("writing", DecisionWrites.clear_blocking)
+    close = Forward("writing", DecisionWrites.close)
+    mark_abandoned = Forward("writing", DecisionWrites.mark_abandoned)
+    confirm_answer = Forward("writing", DecisionWrites.confirm_answer)
 
     # -- what a planner may cite (parkbot.core.planner.SourceFiles, MergedDependents) -------------------
     default_branch_commit = Forward("sources", PlannerSources.default_branch_commit)
