@@ -47,8 +47,8 @@ from parkbot.trackers.github import client as github_client  # noqa: E402
 from parkbot.trackers.github.client import RetryPolicy  # noqa: E402
 from parkbot.trackers.github.labels import decision_label  # noqa: E402
 from parkbot.trackers.github.render import render_decision  # noqa: E402
-from tests.fakegithub import FakeGitHub  # noqa: E402
-from tests.github_support import TOKEN, fake_github, make_tracker, needs_input  # noqa: E402
+from tests.support.fakegithub import FakeGitHub  # noqa: E402
+from tests.support.github_helpers import TOKEN, fake_github, make_tracker, needs_input  # noqa: E402
 
 #: The owner's personal token (``parkbot resolve`` acts as the token's login).
 ALICE_TOKEN = "ghp_alicepersonaltoken0000000000000000"
@@ -197,7 +197,7 @@ def reconciled_dashboard(fake: FakeGitHub) -> None:
 
 def measure_user(setup: Callable[[World], Any], run: Callable[[World], Any], others: int) -> tuple[int, int]:
     """(requests, content-creating requests) of ``run`` after ``setup``, on a backlog of ``others``."""
-    from tests.git_helpers import make_repo
+    from tests.support.git_helpers import make_repo
 
     fake = fake_github().start()
     try:
@@ -256,7 +256,7 @@ def decision_with_dependents(k: int) -> Callable[[World], list[int]]:
 
 def pushed_result(world: World) -> str:
     """An agent branch whose commit holds one decision file (the push is not handled yet)."""
-    from tests.test_events_push import AGENT, commit, result_json
+    from tests.support.events import AGENT, commit, result_json
 
     return commit(world.work / "checkout", AGENT, {".parkbot/decisions/refund.json": result_json()})
 
@@ -274,7 +274,7 @@ def cli_park(expected: str, **changes: Any) -> Callable[[World], Any]:
 
 
 def push_park(world: World) -> Any:
-    from tests.test_events_push import AGENT, push_event
+    from tests.support.events import AGENT, push_event
 
     outcome = handle_event(world, "push", push_event(world.fake, AGENT, world.state))
     assert [i["action"] for i in outcome["items"] if i["kind"] == "parked"] == ["created"], outcome
@@ -286,7 +286,7 @@ def cli_gate(world: World) -> Any:
 
 
 def pull_request_event(world: World) -> Any:
-    from tests.test_events_pulls import pr_event
+    from tests.support.events import pr_event
 
     world.fake.push(world.state)  # a new commit on the pull request
     outcome = handle_event(world, "pull_request", pr_event(world.fake, world.state, "synchronize"))
@@ -315,7 +315,7 @@ def cli_resolve(world: World) -> Any:
 
 
 def decide_comment(world: World) -> Any:
-    from tests.test_events_comments import comment_event
+    from tests.support.events import comment_event
 
     fake = world.fake
     number = next(n for n, i in fake.issues.items() if f"decision:{DID}" in i.labels and i.pull is None)
@@ -332,7 +332,7 @@ def cli_wait(world: World) -> Any:
 
 
 def reconcile(world: World) -> Any:
-    from tests.test_events_support import webhook
+    from tests.support.events import webhook
 
     outcome = handle_event(world, "schedule", webhook("schedule"))
     assert outcome["dashboard"]["mode"] == "recount", outcome

@@ -21,6 +21,7 @@ docs/development/mutation-testing.md.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import difflib
 import fnmatch
@@ -351,6 +352,7 @@ class Equivalent:
     line: str
     mutated: str
     reason: str
+    evidence: str
 
     def matches(self, mutant: Mutant) -> bool:
         return (self.module, self.function, self.operator, self.line, self.mutated) == (
@@ -362,7 +364,7 @@ class Equivalent:
         )
 
 
-EQUIVALENT_KEYS = ("module", "function", "operator", "line", "mutated", "reason")
+EQUIVALENT_KEYS = ("module", "function", "operator", "line", "mutated", "reason", "evidence")
 
 
 def load_equivalents(path: Path) -> list[Equivalent]:
@@ -392,6 +394,10 @@ def load_equivalents(path: Path) -> list[Equivalent]:
             raise UsageError(f"{where}: every field must be a string")
         if not entry["reason"].strip():
             raise UsageError(f"{where}: the reason is empty (say why no test can tell this mutant apart)")
+        if not entry["evidence"].strip():
+            raise UsageError(
+                f"{where}: the evidence is empty (give the input that shows it equivalent, or why no input exists)"
+            )
         equivalents.append(
             Equivalent(
                 module=_normal_path(entry["module"]),
@@ -400,6 +406,7 @@ def load_equivalents(path: Path) -> list[Equivalent]:
                 line=_normal_text(entry["line"]),
                 mutated=_normal_text(entry["mutated"]),
                 reason=entry["reason"].strip(),
+                evidence=entry["evidence"].strip(),
             )
         )
     return equivalents
@@ -424,6 +431,32 @@ class ModuleResult:
     seconds: float = 0.0
     error: str | None = None
     details: dict[int, str] = field(default_factory=dict)  # mutant number -> why it was not applied
+    skipped: list[str] = field(default_factory=list)  # code mutmut's engine never mutates (see not_mutated)
+
+
+def not_mutated(path: Path) -> list[str]:
+    """What mutmut's engine leaves alone in a module, said plainly rather than scored: decorated functions
+    (pydantic validators, properties; ``staticmethod``/``classmethod`` alone are mutated) and the defaults of
+    class-level fields. Tests must hold these some other way (property tests, exact defaults)."""
+    found: list[str] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.")
+                for item in node.body:
+                    target = item.target if isinstance(item, ast.AnnAssign) and item.value is not None else None
+                    if isinstance(target, ast.Name):
+                        found.append(f"`{prefix}{node.name}.{target.id}` default (line {item.lineno})")
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                names = {d.id for d in node.decorator_list if isinstance(d, ast.Name)}
+                if node.decorator_list and not (
+                    names <= {"staticmethod", "classmethod"} and len(names) == len(node.decorator_list)
+                ):
+                    found.append(f"`{prefix}{node.name}` (line {node.lineno}, decorated)")
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body, "")
+    return found
 
 
 def run_module(settings: Settings, module: str, mutants: list[Mutant], workers: int) -> ModuleResult:
@@ -936,7 +969,13 @@ class Report:
         out += ["", f"## Equivalent mutants, listed in {self.equivalents_file.name} ({len(equivalent)})"]
         for result, mutant, entry in equivalent:
             assert entry is not None
-            out += ["", self._heading(result, mutant), f"reason: {entry.reason}", *self._diff(mutant)]
+            out += [
+                "",
+                self._heading(result, mutant),
+                f"reason: {entry.reason}",
+                f"evidence: {entry.evidence}",
+                *self._diff(mutant),
+            ]
 
         timed_out = [(r, m) for r in self.results for m in r.mutants if r.outcomes.get(m.number) == TIMED_OUT]
         out += ["", f"## Timed out, counted as detected ({len(timed_out)})", ""]
@@ -947,6 +986,10 @@ class Report:
             out += ["", f"## Mutants that could not be applied ({len(not_applied)})"]
             for result, mutant in not_applied:
                 out += ["", self._heading(result, mutant), result.details.get(mutant.number, ""), *self._diff(mutant)]
+
+        skipped = [(r, item) for r in self.results for item in r.skipped]
+        out += ["", f"## Not mutated: mutmut's engine skips decorated functions and field defaults ({len(skipped)})"]
+        out += ["", *(f"- {r.module}: {item}" for r, item in skipped)] if skipped else []
 
         stale = self.stale()
         out += ["", f"## Stale entries in {self.equivalents_file.name} ({len(stale)})"]
@@ -977,6 +1020,7 @@ def _toml_entry(mutant: Mutant) -> list[str]:
         "line": mutant.before,
         "mutated": mutant.after,
         "reason": "",
+        "evidence": "",
     }
     return ["```toml", "[[mutant]]", *(f"{key} = {_toml_string(value)}" for key, value in fields.items()), "```"]
 
@@ -1044,6 +1088,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_module(settings, module, mutants, workers) if mutants else ModuleResult(module=module, mutants=[])
             for module, mutants in generated.items()
         ]
+        for result in results:
+            result.skipped = not_mutated(settings.root / result.module)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -1,4 +1,4 @@
-"""Fixtures shared by the test modules; the plain helpers behind them are in ``tests/github_support.py``."""
+"""Fixtures shared by the test modules; the plain helpers behind them are in ``tests/support/github_helpers.py``."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import git
 import pytest
 
 from parkbot.trackers.github import GitHubTracker
-from tests.fakegithub import FakeGitHub
-from tests.git_helpers import make_repo
-from tests.github_support import fake_github, make_tracker
+from tests.support.fakegithub import FakeGitHub
+from tests.support.git_helpers import make_repo
+from tests.support.github_helpers import fake_github, make_tracker
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def tracker(fake: FakeGitHub) -> GitHubTracker:
 
 @pytest.fixture
 def made_repo(tmp_path: Path) -> Iterator[git.Repo]:
-    """A real repository with one commit on ``main`` (:func:`tests.git_helpers.make_repo`), closed after."""
+    """A real repository with one commit on ``main`` (:func:`tests.support.git_helpers.make_repo`), closed after."""
     made = make_repo(tmp_path / "repo")
     yield made
     made.close()

@@ -17,8 +17,8 @@ import parkbot
 from parkbot import Backlog, ParkbotError
 from parkbot.cli import cli
 from parkbot.cli.messages import error_object
-from tests.git_helpers import cli_repo, commit_on_branch
-from tests.github_support import TOKEN, fake_github
+from tests.support.git_helpers import cli_repo, commit_on_branch
+from tests.support.github_helpers import TOKEN, fake_github
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "needs_input.json"

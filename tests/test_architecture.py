@@ -123,3 +123,27 @@ def test_the_checks_see_a_crossing_when_there_is_one(tmp_path: Path) -> None:
     sample.parent.mkdir(parents=True)
     sample.write_text("def later():\n    import subprocess\n    from ..trackers.git import GitTracker\n", "utf-8")
     assert [module for _, module in imported(sample, tmp_path / "bot")] == ["subprocess", "parkbot.trackers.git"]
+
+
+TESTS = Path(__file__).resolve().parent
+#: Where the tests' shared helpers live; the contract suite's harnesses belong to that suite.
+SHARED = ("tests.support", "tests.contract.harness_")
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    """A helper two test files need lives in tests/support/, so moving or deleting a test file breaks nothing else."""
+    crossings = [
+        f"{path.relative_to(TESTS.parent)}:{line} imports {module}"
+        for path in modules(TESTS)
+        for line, module in imported(path, TESTS.parent)
+        if within(module, "tests") and not module.startswith(SHARED)
+    ]
+    assert crossings == []
+
+
+def test_the_test_check_sees_a_test_module_imported(tmp_path: Path) -> None:
+    sample = tmp_path / "tests" / "git" / "test_probe.py"
+    sample.parent.mkdir(parents=True)
+    sample.write_text("from tests.github.test_github_tracker import park\nfrom tests.support import results\n", "utf-8")
+    found = [module for _, module in imported(sample, tmp_path)]
+    assert [m for m in found if not m.startswith(SHARED)] == ["tests.github.test_github_tracker"]

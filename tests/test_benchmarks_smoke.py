@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.scripts import load_script
+from tests.support.scripts import load_script
 
 BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "git_backlog.py"
 

@@ -1,6 +1,6 @@
 """The dashboard's rules and text: what it lists, how an event's changes patch it, what the body says.
 
-Pure: decisions in, an index and Markdown out (the GitHub issue around them: tests/test_github_dashboard.py).
+Pure: decisions in, an index and Markdown out (the GitHub issue around them: tests/github/test_github_dashboard.py).
 """
 
 from __future__ import annotations
@@ -16,9 +16,16 @@ from parkbot.core import dashboard_index
 from parkbot.core.dashboard_index import MAX_LISTED, PER_OWNER, Changed, DashboardIndex, changes_in, patch, recount
 from parkbot.core.models import Decision, Escalation
 from parkbot.events.base import Item
-from parkbot.report import DASHBOARD_MARKER, Report, is_dashboard, render_dashboard
+from parkbot.report import DASHBOARD_MARKER, Report, compute_report, is_dashboard, render_dashboard
 from parkbot.report.dashboard_body import MAX_BODY, figures_of, render_body
-from tests.test_report import NOW, at, history, make, rep  # noqa: F401 - rep is a fixture
+from tests.support.report import NOW, REFUSALS, SINCE, at, history, make
+
+
+@pytest.fixture(scope="module")
+def rep() -> Report:
+    """The report of :func:`tests.support.report.history`."""
+    return compute_report(history(), REFUSALS, since=SINCE, now=NOW)
+
 
 # --- the text --------------------------------------------------------------------------------------
 
@@ -27,7 +34,7 @@ def open_decisions() -> list[Decision]:
     return [d for d in history() if d.state == "open" and d.created_at <= NOW]
 
 
-def test_dashboard_groups_open_decisions_by_owner(rep: Report) -> None:  # noqa: F811
+def test_dashboard_groups_open_decisions_by_owner(rep: Report) -> None:
     body = render_dashboard(rep, open_decisions(), NOW)
     assert body.rstrip().endswith(DASHBOARD_MARKER)
     assert body.count(DASHBOARD_MARKER) == 1
@@ -47,7 +54,7 @@ def test_dashboard_groups_open_decisions_by_owner(rep: Report) -> None:  # noqa:
     assert "computed at 2024-06-30 12:00 UTC by a full recount" in body
 
 
-def test_the_same_index_renders_the_same_text(rep: Report) -> None:  # noqa: F811
+def test_the_same_index_renders_the_same_text(rep: Report) -> None:
     figures = figures_of(rep, NOW).model_dump(mode="json")
     index = recount(open_decisions(), now=NOW, figures=figures)
     first = render_body(index, NOW)
@@ -56,7 +63,7 @@ def test_the_same_index_renders_the_same_text(rep: Report) -> None:  # noqa: F81
     assert render_dashboard(rep, open_decisions(), NOW) == first
 
 
-def test_dashboard_ignores_closed_decisions_and_fits_in_an_issue_body(rep: Report) -> None:  # noqa: F811
+def test_dashboard_ignores_closed_decisions_and_fits_in_an_issue_body(rep: Report) -> None:
     many = [
         make(f"bulk-{i}", "k", f"Question number {i} with a long tail {'x' * 80}?", at(3), owner=f"owner-{i % 40}")
         for i in range(5_000)
@@ -72,14 +79,14 @@ def test_dashboard_ignores_closed_decisions_and_fits_in_an_issue_body(rep: Repor
     assert body.count("## owner-") == 40
 
 
-def test_a_body_with_little_room_drops_whole_sections(rep: Report) -> None:  # noqa: F811
+def test_a_body_with_little_room_drops_whole_sections(rep: Report) -> None:
     many = [make(f"bulk-{i}", "k", f"Question {i}?", at(3), owner=f"owner-{i % 4}") for i in range(200)]
     body = render_body(recount(many, now=NOW, figures=None), NOW, budget=6_000)
     assert len(body) <= 6_000
     assert "not shown: the issue body has a size limit" in body
 
 
-def test_dashboard_with_nothing_open(rep: Report) -> None:  # noqa: F811
+def test_dashboard_with_nothing_open(rep: Report) -> None:
     body = render_dashboard(rep, [], NOW)
     assert "Nothing is waiting for an answer." in body
     assert body.rstrip().endswith(DASHBOARD_MARKER)

@@ -19,7 +19,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from parkbot.core.models import result_json_schema
-from tests.github_support import TOKEN
+from tests.support.github_helpers import TOKEN
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = json.loads((ROOT / "examples" / "needs_input.json").read_text())
@@ -50,7 +50,7 @@ def server(backend: str, tmp_path: Path) -> tuple[StdioServerParameters, dict[st
     config = tmp_path / "parkbot.yml"
     config.write_text("owners:\n  default: alice\n")
     env |= {"GITHUB_TOKEN": TOKEN, "GITHUB_REPOSITORY": "acme/widgets", "GITHUB_API_URL": "https://api.github.com"}
-    args = ["-m", "tests.mcp_github_server", "--config", str(config)]
+    args = ["-m", "tests.support.mcp_github_server", "--config", str(config)]
     return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(tmp_path)), {"pr": 1}
 
 

@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.scripts import load_script
+from tests.support.scripts import load_script
 
 TOOL = Path(__file__).resolve().parents[1] / "benchmarks" / "mutation.py"
 
@@ -80,6 +80,7 @@ operator = "swap_op"
 line = "if value > limit:"
 mutated = "if value >= limit:"
 reason = "at value == limit both branches return the same number"
+evidence = "input: clamp(3, 3) is 3 either way"
 
 [[mutant]]
 module = "tinymod.py"
@@ -88,6 +89,7 @@ operator = "number"
 line = "return x * 2"
 mutated = "return x * 3"
 reason = "listed by mistake: test_double kills it"
+evidence = "input: double(1)"
 """
 
 
@@ -137,6 +139,7 @@ def test_a_module_is_measured_against_its_tests(project: Path) -> None:
     equivalent = out.split("## Equivalent mutants, listed in equivalents.toml (1)\n")[1].split("## Stale")[0]
     assert "### tinymod.py:6 in `clamp` [swap_op]\n" in equivalent
     assert "reason: at value == limit both branches return the same number\n" in equivalent
+    assert "evidence: input: clamp(3, 3) is 3 either way\n" in equivalent
     assert "-    if value > limit:\n+    if value >= limit:\n" in equivalent
 
     stale = out.split("## Stale entries in equivalents.toml (1)\n")[1]
@@ -156,13 +159,16 @@ def test_a_printed_survivor_entry_matches_its_mutant_once_it_has_a_reason(tool: 
     assert printed[0] == "```toml"
     assert printed[-1] == "```"
     entry = "\n".join(printed[1:-1]) + "\n"
-    assert entry.endswith('reason = ""\n')
+    assert entry.endswith('reason = ""\nevidence = ""\n')
 
     path = project / "equivalents.toml"
     path.write_text(entry)
     with pytest.raises(tool.UsageError, match="the reason is empty"):
         tool.load_equivalents(path)
     path.write_text(entry.replace('reason = ""', 'reason = "demo"'))
+    with pytest.raises(tool.UsageError, match="the evidence is empty"):
+        tool.load_equivalents(path)
+    path.write_text(entry.replace('reason = ""', 'reason = "demo"').replace('evidence = ""', 'evidence = "none: demo"'))
     (listed,) = tool.load_equivalents(path)
     assert listed.matches(shout)
     assert listed.reason == "demo"
@@ -176,7 +182,7 @@ def test_a_printed_survivor_entry_matches_its_mutant_once_it_has_a_reason(tool: 
         ({"module": None}, "tinymod.py does not exist: if it moved, update its key in [tool.parkbot.mutation.tests]"),
         (
             {"equivalents": '[[mutant]]\nmodule = "tinymod.py"\n'},
-            "[[mutant]] #1: missing function, operator, line, mutated, reason",
+            "[[mutant]] #1: missing function, operator, line, mutated, reason, evidence",
         ),
         (
             {
@@ -215,3 +221,18 @@ def test_mutants_are_identified_by_what_they_change_not_where(tool: ModuleType, 
     after = tool.generate_mutants(project, "tinymod.py")
     assert {(m.function, m.operator, m.before, m.after) for m in after} == before
     assert [m.line for m in after if m.function == "shout"] == [18 + 5]
+
+
+def test_the_report_names_what_mutmut_s_engine_leaves_unmutated(tool: ModuleType, tmp_path: Path) -> None:
+    module = tmp_path / "validated.py"
+    module.write_text(
+        "import functools\n\n\nclass Settings:\n    limit: int = 3\n    name: str\n\n"
+        "    @classmethod\n    def make(cls):\n        return cls()\n\n"
+        "    @functools.cache\n    def cached(self):\n        return 1\n\n\n"
+        "@property\ndef top():\n    return 2\n\n\ndef plain():\n    return 3\n"
+    )
+    assert tool.not_mutated(module) == [
+        "`Settings.cached` (line 13, decorated)",
+        "`Settings.limit` default (line 5)",
+        "`top` (line 18, decorated)",
+    ]

@@ -16,7 +16,7 @@ import pytest
 from packaging.version import Version
 
 import parkbot
-from tests.test_events_action_files import PINNED, VERSION_COMMENT, load, steps_of, uses_lines
+from tests.support.workflows import PINNED, VERSION_COMMENT, load, steps_of, uses_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE = ROOT / ".github" / "workflows" / "release.yml"

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from parkbot.report import compute_report, render
-from tests.test_report import NOW, REFUSALS, SINCE, history, make
+from tests.support.report import NOW, REFUSALS, SINCE, history, make
 
 VIEWPORTS = {"narrow": 400, "wide": 1280}
 #: Sub-pixel rounding: a box may end this far past the viewport and still count as inside.

@@ -7,21 +7,8 @@ import pytest
 from parkbot.api import DEFAULT_POLL, POLL_SCHEDULE, wait_for_answer
 from parkbot.cli.policy import Interrupted
 from parkbot.core.lifecycle import build_decision
-from tests.contract.test_lifecycle_contract import NOW, result
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    def __call__(self) -> float:
-        return self.now
-
+from tests.support.clock import Clock
+from tests.support.results import NOW, result
 
 OPEN = build_decision(result(), "alice", NOW)
 RESOLVED = OPEN.model_copy(update={"state": "resolved"})

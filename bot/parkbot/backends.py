@@ -15,13 +15,16 @@ import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from parkbot.config_file import find_config, load_config
 from parkbot.core.config import CONFIG_PATH, Config, parse_config
 from parkbot.core.errors import InvalidInput
 from parkbot.core.tracker import Tracker
+
+if TYPE_CHECKING:
+    from parkbot.trackers.github.client import GitHubClient as GitHubClientLike
 
 BackendName = Literal["git", "github"]
 BACKENDS: tuple[BackendName, ...] = ("git", "github")
@@ -61,22 +64,36 @@ def open_backend(
         git_tracker = GitTracker.open(repo_path, ref=config.backlog_ref, config=config)
         return Backend("git", git_tracker, config, git_tracker.release)
     if name == "github":
-        from parkbot.trackers.github import GitHubTracker
         from parkbot.trackers.github import client as github_client
 
         client = github_client.client_from_env(github_env(env, repo_path))
         # parkbot trusts only records its own login wrote: the token's, unless named here or in the config.
-        tracker = GitHubTracker(client, bot_login=env.get("PARKBOT_BOT_LOGIN") or None)
-        if config_path is not None:
-            config = load_config(config_path)
-        else:
-            text = tracker.read_config_text(CONFIG_PATH)
-            config = parse_config(text, CONFIG_PATH) if text is not None else Config()
-        tracker.configure(config)
+        return github_backend(client, bot_login=env.get("PARKBOT_BOT_LOGIN") or None, config_path=config_path)
+    raise InvalidInput(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
+
+
+def github_backend(
+    client: GitHubClientLike, *, bot_login: str | None, config_path: str | Path | None = None, wait: bool = True
+) -> Backend:
+    """The GitHub backend on a ready client (the Actions token, or an App's installation token): the
+    configuration from ``config_path`` or else the repository's default branch, through the API.
+
+    ``wait``: the run may wait out rate limits as long as the config says; ``parkbot serve`` passes False,
+    since a rate-limited delivery is rescheduled rather than slept on in a worker.
+    """
+    from parkbot.trackers.github import GitHubTracker
+
+    tracker = GitHubTracker(client, bot_login=bot_login)
+    if config_path is not None:
+        config = load_config(config_path)
+    else:
+        text = tracker.read_config_text(CONFIG_PATH)
+        config = parse_config(text, CONFIG_PATH) if text is not None else Config()
+    tracker.configure(config)
+    if wait:
         # The rest of the run may wait out rate limits as long as the config says (the environment wins).
         client.transport.bound_waits(config.github.rate_limit_wait, str(config_path or CONFIG_PATH))
-        return Backend("github", tracker, config)
-    raise InvalidInput(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
+    return Backend("github", tracker, config)
 
 
 def _local_config(config_path: str | Path | None, repo_path: str | Path) -> Config:

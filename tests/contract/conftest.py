@@ -17,6 +17,8 @@ HARNESSES = {
     "memory": ("tests.contract.harness_memory", "make_memory_harness"),
     "git": ("tests.contract.harness_git", "make_git_harness"),
     "github": ("tests.contract.harness_github", "make_github_harness"),
+    # parkbot serve's tracker: an App's installation token, <app-slug>[bot] as parkbot's identity
+    "github-app": ("tests.contract.harness_github_app", "make_github_app_harness"),
 }
 SIGNED = {"git-signed": ("tests.contract.harness_git", "make_signed_git_harness")}
 

@@ -11,8 +11,8 @@ from parkbot.core.config import Config, Owners
 from parkbot.events import handle_event
 from parkbot.trackers.github import GitHubTracker
 from parkbot.trackers.github.client import GitHubSettings, RetryPolicy, build_client
-from tests.github_support import fake_github, make_tracker
-from tests.test_events_support import labels_of, webhook, with_repository
+from tests.support.events import labels_of, webhook, with_repository
+from tests.support.github_helpers import fake_github, make_tracker
 
 
 class GitHubHarness:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from parkbot.core.config import Config, Owners
-from tests.memory_tracker import MemoryTracker
+from tests.support.memory_tracker import MemoryTracker
 
 
 class MemoryHarness:

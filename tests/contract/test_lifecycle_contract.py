@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -11,50 +10,11 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.errors import BackendFailure, InvalidInput, NotFound, Refused
 from parkbot.core.links import UNVERIFIED_TITLE
-from parkbot.core.models import NeedsInput, parse_result
+from tests.support.faults import FailOnce
+from tests.support.results import NOW, result
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 #: Runs in signed-answers mode too (see conftest): the git backlog with require_signed and real keys.
 SIGNED_MODE = True
-
-
-def result(**changes: Any) -> NeedsInput:
-    data: dict[str, Any] = {
-        "status": "needs_input",
-        "origin": "billing-42",
-        "key": "refund",
-        "question": "Order A-4471 has two line items already refunded. Refund the remaining three, or the full total?",
-        "title": "Refund scope for order A-4471",
-        "options": ["remaining_three: 412.00", "full_original: 690.00"],
-        "work_so_far": {"verified": ["A-4471"], "pending": ["refund"]},
-        "blocking": True,
-        "guess": "remaining_three",
-        "run": "run-7",
-    }
-    data.update(changes)
-    parsed = parse_result(data)
-    assert isinstance(parsed, NeedsInput)
-    return parsed
-
-
-class FailOnce:
-    """Wraps a tracker so one named method fails once, like a network blip between resolution steps."""
-
-    def __init__(self, tracker: Any, method: str) -> None:
-        self._tracker = tracker
-        self._method = method
-        self.failed = False
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._tracker, name)
-        if name != self._method or self.failed:
-            return attr
-
-        def fail(*args: Any, **kwargs: Any) -> Any:
-            self.failed = True
-            raise BackendFailure(f"injected failure in {name}")
-
-        return fail
 
 
 def act_as(h: Any, login: str) -> None:

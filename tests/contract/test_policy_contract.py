@@ -11,12 +11,13 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Limits, Owners
 from parkbot.core.errors import InvalidInput, Refused
 from parkbot.core.models import DoneWithAssumptions, parse_result
-from tests.contract.test_lifecycle_contract import NOW, result
+from tests.support.results import NOW, result
 
 
 def with_config(harness: Any, **changes: Any) -> Config:
-    harness.config = harness.config.model_copy(update=changes)
-    return harness.config
+    config: Config = harness.config.model_copy(update=changes)
+    harness.config = config
+    return config
 
 
 def ask(harness: Any, key: str, **changes: Any) -> lifecycle.ParkOutcome:

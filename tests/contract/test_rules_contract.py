@@ -15,8 +15,8 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.errors import Refused
-from tests.contract.test_authority_contract import DID, answer, needs, park, refused
-from tests.contract.test_lifecycle_contract import NOW, result
+from tests.support.contract import answer, needs, park, refused
+from tests.support.results import DID, NOW, result
 
 # --- who may answer ------------------------------------------------------------------------------
 

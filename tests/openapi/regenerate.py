@@ -1,6 +1,6 @@
 """Regenerate ``github-trimmed.json`` from GitHub's official OpenAPI description.
 
-Why: the fake GitHub in ``tests/fakegithub`` validates request and response bodies
+Why: the fake GitHub in ``tests/support/fakegithub`` validates request and response bodies
 against the real REST contract.  The full description is ~13 MB, so we keep only
 the operations the fake serves plus the components they reference.
 
@@ -28,7 +28,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 OUTPUT = HERE / "github-trimmed.json"
 
-# The operations the fake serves.  Keep in sync with tests/fakegithub/routes.py.
+# The operations the fake serves.  Keep in sync with tests/support/fakegithub/routes.py.
 OPERATIONS: tuple[str, ...] = (
     # labels
     "issues/create-label",
@@ -90,6 +90,18 @@ OPERATIONS: tuple[str, ...] = (
     "checks/update",
     "checks/get",
     "checks/list-for-ref",
+    # parkbot serve: the GitHub App (its identity, installations, tokens, webhook deliveries)
+    "apps/get-authenticated",
+    "apps/list-installations",
+    "apps/create-installation-access-token",
+    "apps/get-repo-installation",
+    "apps/list-repos-accessible-to-installation",
+    "apps/list-webhook-deliveries",
+    "apps/redeliver-webhook-delivery",
+    # parkbot doctor: what protects the default branch, and the workflow token's default permissions
+    "repos/get-branch-protection",
+    "repos/get-branch-rules",
+    "actions/get-github-actions-default-workflow-permissions-repository",
 )
 
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}

@@ -1,6 +1,6 @@
 """Regenerate ``github-schema.graphql`` from GitHub's published GraphQL schema.
 
-Why: the fake GitHub's GraphQL endpoint (``tests/fakegithub/graphql.py``) validates every query
+Why: the fake GitHub's GraphQL endpoint (``tests/support/fakegithub/graphql.py``) validates every query
 parkbot sends against GitHub's own schema and executes it with graphql-core. The published schema
 is about 1.2 MB; we keep the types and fields parkbot's documents (``parkbot.trackers.github.queries``)
 and the fake's own tests use, and the input types their arguments take, so that a query using a

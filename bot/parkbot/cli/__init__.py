@@ -17,7 +17,6 @@ import gc
 import importlib
 import io
 import json
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -127,6 +126,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "parkbot.cli.completion",
         "completion",
         "Print the shell completion script for bash, zsh or fish.",
+    ),
+    "doctor": (
+        "parkbot.cli.doctor",
+        "doctor",
+        "Say whether the gate actually protects anything, and what to change where it does not.",
+    ),
+    "serve": (
+        "parkbot.cli.serve",
+        "serve",
+        "Run parkbot as a GitHub App: a webhook server for many repositories, on a durable queue.",
     ),
     "config": (
         "parkbot.cli.config",
@@ -269,10 +278,9 @@ def cli() -> None:
 def main() -> None:
     """Console-script entry point.
 
-    pydantic plugins are off in the command (``PYDANTIC_DISABLE_PLUGINS``, unless already set): parkbot
-    uses none, and finding them scans every installed distribution's metadata on each start-up.
+    It changes nothing in the environment: the processes a command starts (git's helpers, an
+    agent's hooks) and the pydantic plugins a user installed see what the user set, no more.
     """
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     # The command line just loaded lives as long as the process: keep it out of every collection pass
     # (the last one, as the process exits, would otherwise walk all of it).
     gc.freeze()

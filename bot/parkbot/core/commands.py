@@ -126,6 +126,37 @@ class Command:
 
 
 _BREAKS = ("softbreak", "hardbreak")
+#: An inline HTML tag as markdown-it hands it over whole: ``<a href="...">``, ``</a>``, ``<br/>``.
+_HTML_TAG = re.compile(r"<(?P<close>/?)(?P<name>[A-Za-z][A-Za-z0-9-]*)\b[^>]*?(?P<empty>/?)>\Z", re.S)
+#: The inline HTML elements that render their text as a link, emphasis or code, as Markdown's own markup does
+#: (a ``<span>`` or ``<br>`` changes nothing a reader sees at the start of a line).
+_MARKING = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "cite",
+        "code",
+        "del",
+        "dfn",
+        "em",
+        "i",
+        "ins",
+        "kbd",
+        "mark",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "strike",
+        "strong",
+        "sub",
+        "sup",
+        "tt",
+        "u",
+        "var",
+    }
+)
 
 
 @lru_cache(maxsize=1)
@@ -185,11 +216,21 @@ def _line_starts(content: str, children: list[Token]) -> list[bool]:
     if children:
         starts[0] = children[0].type == "text"
     depth = 0
+    html = 0  # marking elements opened by inline HTML tags (``<a href>``…``</a>``), which markdown-it leaves flat
     for child, following in itertools.pairwise(children):
         depth += child.nesting
-        if child.type in _BREAKS and depth == 0:
+        html = max(html + _html_nesting(child), 0)
+        if child.type in _BREAKS and depth == 0 and html == 0:
             starts[line_after[child.meta["newline"]]] = following.type == "text"
     return starts
+
+
+def _html_nesting(token: Token) -> int:
+    """+1 for an inline HTML tag that opens a marking element (:data:`_MARKING`), -1 for one that closes it."""
+    tag = _HTML_TAG.match(token.content) if token.type == "html_inline" else None
+    if tag is None or tag["empty"] or tag["name"].lower() not in _MARKING:
+        return 0
+    return -1 if tag["close"] else 1
 
 
 def _build(name: CommandName, rest: str, line: int, continuation: list[str]) -> Command:

@@ -8,6 +8,7 @@ git user locally), which the backends pass in as ``fallback_owner``.
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -187,6 +188,37 @@ class Planner(_Section):
         return _duration_seconds(value)
 
 
+#: A GitHub login: a user, or an App's ``<slug>[bot]``.
+LOGIN_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$"
+
+
+class Identity(_Section):
+    """Another login whose records count as parkbot's, while moving from the action to the App (docs/serve.md)."""
+
+    previous: str | None = Field(
+        default=None,
+        description="The login parkbot wrote as before (github-actions[bot] for the action): its records stay "
+        "valid during the move.",
+        json_schema_extra={"pattern": LOGIN_PATTERN},
+    )
+    app: str | None = Field(
+        default=None,
+        description="The App's login (<app-slug>[bot]), so the action, while it still runs, counts the App's records.",
+        json_schema_extra={"pattern": LOGIN_PATTERN},
+    )
+
+    @field_validator("previous", "app")
+    @classmethod
+    def _login(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(LOGIN_PATTERN, value):
+            raise ValueError(f"{value!r} is not a GitHub login (such as github-actions[bot])")
+        return value
+
+    @property
+    def logins(self) -> tuple[str, ...]:
+        return tuple(login for login in (self.previous, self.app) if login)
+
+
 class Config(_Section):
     """The whole file. Every key is optional; unknown keys are errors."""
 
@@ -231,6 +263,7 @@ class Config(_Section):
     planner: Planner | None = Field(
         default=None, description="An agent that answers from cited sources before a person is asked."
     )
+    identity: Identity = Field(default_factory=Identity)
 
     def may_request(self, who: str | None) -> bool:
         """Whether ``who`` (what an agent stated as its run's requester) may be handed a question."""

@@ -46,21 +46,25 @@ class Comments:
 
     def by_parkbot(self, comment: dict[str, Any]) -> bool:
         """Posted by parkbot's own login (the comment a re-run edits; its text may have been changed since)."""
-        return same_login(author_of(comment), self._store.own_login)
+        return self._store.is_parkbot(author_of(comment))
 
     def trusted(self, comment: dict[str, Any]) -> bool:
         """parkbot's own record: posted by its own login and not changed by anyone else since."""
-        return self.by_parkbot(comment) and written_by(comment, self._store.own_login)
+        return self.by_parkbot(comment) and any(written_by(comment, login) for login in self._store.trusted_logins)
 
     def own_text(self, comment: dict[str, Any]) -> str | None:
         """The text of a comment of parkbot's as parkbot last wrote it (from the edit history if needed)."""
         if not self.by_parkbot(comment):
             return None
-        own = self._store.own_login
-        if written_by(comment, own):
+        if self.trusted(comment):
             return str(comment.get("body") or "")
         node_id = comment.get("node_id")
-        return own_version(self._store.history(node_id), own) if node_id else None
+        if not node_id:
+            return None
+        history = self._store.history(node_id)
+        return next(
+            (text for login in self._store.trusted_logins if (text := own_version(history, login)) is not None), None
+        )
 
     # -- writing ------------------------------------------------------------------------------
 

@@ -67,7 +67,7 @@ from parkbot.trackers.github.store import (
     raw_json,
 )
 from parkbot.trackers.github.store import log as logger
-from parkbot.trackers.github.trust import author_of, change, own_version, same_login, written_by
+from parkbot.trackers.github.trust import author_of, change, own_version, written_by
 
 if TYPE_CHECKING:
     from parkbot.trackers.github.comments import Comments
@@ -164,12 +164,14 @@ class DecisionIssues:
             who = author_of(raw) or "a deleted account"
             found.problems = (f"issue #{found.number} was opened by {who}, not by parkbot ({own}): it is no decision",)
             return found
-        if written_by(raw, own):
+        trusted = self._store.trusted_logins
+        if any(written_by(raw, login) for login in trusted):
             found.own_body = str(raw.get("body") or "")
             return found
         where = f"the body of #{found.number}, parkbot's record of this decision,"
         node_id = raw.get("node_id")
-        found.own_body = own_version(self._store.history(node_id), own) if node_id else None
+        history = self._store.history(node_id) if node_id else []
+        found.own_body = next((t for login in trusted if (t := own_version(history, login)) is not None), None)
         if found.own_body is not None:
             found.problems = (f"{where} was changed by {change(raw)}, not by parkbot ({own})",)
         else:
@@ -186,7 +188,7 @@ class DecisionIssues:
         its labels; authorship is the one fact about an issue nobody can change afterwards.
         """
         author = author_of(found.raw)
-        if same_login(author, self._store.own_login):
+        if self._store.is_parkbot(author):  # its own login, or the other identity during a move (``identity``)
             return True
         return bool(author and author.casefold().endswith("[bot]") and self._store.guesses_own_login())
 
@@ -225,7 +227,9 @@ class DecisionIssues:
                 if _is_answer_record(comment.get("body"), decision_id):
                     who = author_of(comment) or "a deleted account"
                     problems.append(f"an answer record in {where} was posted by {who}, not by parkbot ({own})")
-            elif not written_by(comment, own) and _is_answer_record(self._comments.own_text(comment), decision_id):
+            elif not self._comments.trusted(comment) and _is_answer_record(
+                self._comments.own_text(comment), decision_id
+            ):
                 problems.append(f"parkbot's answer record, {where}, was changed by {change(comment)}")
         return problems
 

@@ -107,6 +107,7 @@ class IssueStore:
         #: parkbot's own login when set by hand (``bot_login`` / ``PARKBOT_BOT_LOGIN``), else the token's.
         self._configured_login = _checked_login(bot_login) if bot_login else None
         self._token_login: str | None = None  # GraphQL's viewer, read with the first query
+        self._also: tuple[str, ...] = ()  # other logins whose records count (``identity`` in the config)
         # Short-lived caches, refreshed by every find(): what this run has just read or written.
         self._issues: dict[str, FoundIssue] = {}  # decision id -> issue
         self._primed: dict[str, FoundIssue] = {}  # decision id -> issue read by decision_at, used once by find
@@ -149,6 +150,21 @@ class IssueStore:
     def configure_login(self, bot_login: str) -> None:
         """Set parkbot's own login by hand (``bot_login`` in the configuration)."""
         self._configured_login = _checked_login(bot_login)
+
+    def also_trust(self, logins: tuple[str, ...]) -> None:
+        """Count records these logins wrote as parkbot's too (``identity`` in the configuration: moving
+        from the action to the App, each side counts the other's records until the move is done)."""
+        self._also = tuple(_checked_login(login) for login in logins)
+
+    @property
+    def trusted_logins(self) -> tuple[str, ...]:
+        """parkbot's own login first, then the others whose records count during a move."""
+        own = self.own_login
+        return (own, *(login for login in self._also if login.casefold() != own.casefold()))
+
+    def is_parkbot(self, login: str | None) -> bool:
+        """Whether ``login`` writes records that count as parkbot's."""
+        return login is not None and any(login.casefold() == t.casefold() for t in self.trusted_logins)
 
     @property
     def own_login(self) -> str:

@@ -103,6 +103,7 @@ class GitHubTracker(
         """Apply the settings that concern GitHub: ``bot_login`` and ``gate.publish``."""
         if config.bot_login:
             self.store.configure_login(config.bot_login)
+        self.store.also_trust(config.identity.logins)
         self.gate.publish_mode = config.gate.publish
 
     def read_config_text(self, path: str) -> str | None:

@@ -1,0 +1,269 @@
+"""The queue on PostgreSQL, for several instances: procrastinate's job queue, with one table of deliveries.
+
+Why procrastinate: it is a maintained job queue made for PostgreSQL (jobs fetched with ``FOR UPDATE SKIP
+LOCKED``, so one worker of all instances takes a job; ``LISTEN/NOTIFY`` wakes them; retries with a strategy;
+worker heartbeats, from which a killed worker's job is found and retried) and its ``lock`` runs the jobs
+of one lock in order, one at a time: parkbot's per-item order. What it does not do is refuse a job it has
+seen before (its ``queueing_lock`` only holds while a job waits), so the raw deliveries live in one table of
+their own, ``parkbot_deliveries``, keyed by ``X-GitHub-Delivery``: the instance whose insert wins defers the
+job, and a delivery sent to two instances is handled exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import procrastinate
+import psycopg
+import psycopg_pool
+
+from parkbot.core.errors import InvalidInput
+from parkbot.serve.metrics import Metrics
+from parkbot.serve.queue import Job, QueueStatus, State
+from parkbot.serve.worker import MAX_BACKOFF, RetryLater
+
+log = logging.getLogger("parkbot.serve")
+TASK = "parkbot.delivery"
+#: procrastinate's job states, in the words of ``parkbot serve --status``.
+STATES = {"todo": "queued", "doing": "running", "succeeded": "done", "failed": "failed"}
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS parkbot_deliveries (
+    delivery TEXT PRIMARY KEY,
+    event TEXT NOT NULL,
+    item TEXT NOT NULL,
+    body BYTEA NOT NULL,
+    received_at DOUBLE PRECISION NOT NULL,
+    state TEXT NOT NULL DEFAULT 'queued',
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT
+)
+"""
+
+
+class _Retry(procrastinate.BaseRetryStrategy):
+    """Backoff doubling from ``backoff`` up to ten minutes, ``max_attempts`` tries; a rate limit waits as told."""
+
+    def __init__(self, max_attempts: int, backoff: float) -> None:
+        self.max_attempts = max_attempts
+        self.backoff = backoff
+
+    def get_retry_decision(self, *, exception: BaseException, job: Any) -> procrastinate.RetryDecision | None:
+        if isinstance(exception, RetryLater) and not exception.count and exception.delay is not None:
+            return procrastinate.RetryDecision(retry_in={"seconds": int(exception.delay)})
+        if job.attempts + 1 >= self.max_attempts:
+            return None
+        delay = min(MAX_BACKOFF, self.backoff * 2**job.attempts)
+        return procrastinate.RetryDecision(retry_in={"seconds": max(1, int(delay))})
+
+
+class PostgresQueue:
+    """Deliveries in ``parkbot_deliveries``, jobs in procrastinate's tables; several instances share them."""
+
+    def __init__(self, url: str, *, lease: float = 60.0, max_attempts: int = 5) -> None:
+        self.url = url
+        self.lease = lease
+        self.max_attempts = max_attempts
+        try:
+            self.pool = psycopg_pool.ConnectionPool(url, min_size=1, max_size=8, open=True, timeout=10)
+            self.pool.wait(timeout=10)
+            self._install()
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+            raise InvalidInput(f"--queue: cannot use PostgreSQL at {_shown(url)}: {exc}") from None
+        self.app = procrastinate.App(connector=procrastinate.SyncPsycopgConnector())
+        self.app.open(self.pool)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def wake(self) -> None:
+        """procrastinate's workers are woken by PostgreSQL's NOTIFY."""
+
+    def _install(self) -> None:
+        """Create procrastinate's schema and the deliveries table once, whichever instance starts first."""
+        with self.pool.connection() as db:
+            db.execute("SELECT pg_advisory_lock(424242)")
+            try:
+                row = db.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()
+                if row is None or row[0] is None:
+                    schema = procrastinate.App(connector=procrastinate.SyncPsycopgConnector())
+                    schema.open(self.pool)
+                    schema.schema_manager.apply_schema()
+                db.execute(SCHEMA)
+            finally:
+                db.execute("SELECT pg_advisory_unlock(424242)")
+
+    # -- the Queue protocol ------------------------------------------------------------------
+
+    def put(self, delivery: str, event: str, item: str, body: bytes) -> bool:
+        with self.pool.connection() as db:
+            cursor = db.execute(
+                "INSERT INTO parkbot_deliveries (delivery, event, item, body, received_at) VALUES (%s, %s, %s, %s, %s) "
+                "ON CONFLICT (delivery) DO NOTHING",
+                (delivery, event, item, body, time.time()),
+            )
+            if cursor.rowcount != 1:
+                return False
+        try:
+            self.app.configure_task(TASK, lock=item).defer(delivery=delivery)
+        except Exception:
+            with self.pool.connection() as db:  # not queued: forget it, so GitHub's redelivery stores it again
+                db.execute("DELETE FROM parkbot_deliveries WHERE delivery = %s", (delivery,))
+            raise
+        return True
+
+    def claim(self, worker: str) -> Job | None:  # procrastinate's workers take jobs themselves
+        return None
+
+    def done(self, job: Job, worker: str) -> bool:
+        return True
+
+    def retry(self, job: Job, worker: str, error: str, *, delay: float, count: bool = True) -> State:
+        return "queued"
+
+    def seen(self, delivery: str) -> bool:
+        with self.pool.connection() as db:
+            return (
+                db.execute("SELECT 1 FROM parkbot_deliveries WHERE delivery = %s", (delivery,)).fetchone() is not None
+            )
+
+    def job(self, delivery: str) -> Job | None:
+        with self.pool.connection() as db:
+            row = db.execute(
+                "SELECT event, item, body, attempts, received_at FROM parkbot_deliveries WHERE delivery = %s",
+                (delivery,),
+            ).fetchone()
+        if row is None:
+            return None
+        event, item, body, attempts, received = row
+        return Job(delivery, event, item, bytes(body), int(attempts), float(received))
+
+    def mark(self, delivery: str, state: str, error: str | None = None) -> None:
+        with self.pool.connection() as db:
+            db.execute(
+                "UPDATE parkbot_deliveries SET state = %s, last_error = coalesce(%s, last_error) WHERE delivery = %s",
+                (state, error, delivery),
+            )
+
+    def status(self) -> QueueStatus:
+        with self.pool.connection() as db:
+            counts = dict.fromkeys(("queued", "running", "done", "failed"), 0)
+            for status, count in db.execute(
+                "SELECT status::text, count(*) FROM procrastinate_jobs WHERE task_name = %s GROUP BY status", (TASK,)
+            ).fetchall():
+                if status in STATES:
+                    counts[STATES[status]] += int(count)
+            oldest = db.execute(
+                "SELECT min(received_at) FROM parkbot_deliveries WHERE state IN ('queued', 'running')"
+            ).fetchone()
+            retried = db.execute(
+                "SELECT coalesce(sum(attempts - 1), 0) FROM procrastinate_jobs WHERE task_name = %s AND attempts > 1",
+                (TASK,),
+            ).fetchone()
+            failed = db.execute(
+                "SELECT delivery, event, attempts, coalesce(last_error, '') FROM parkbot_deliveries "
+                "WHERE state = 'failed' ORDER BY received_at DESC LIMIT 50"
+            ).fetchall()
+        age = max(0.0, time.time() - oldest[0]) if oldest and oldest[0] is not None else 0.0
+        return QueueStatus(counts, age, int(retried[0] if retried else 0), [tuple(f) for f in failed])
+
+    def ping(self) -> None:
+        with self.pool.connection() as db:
+            db.execute("SELECT 1").fetchone()
+
+    def close(self) -> None:
+        self.stop_workers()
+        self.app.close()
+        self.pool.close()
+
+    # -- workers ---------------------------------------------------------------------------------
+
+    def start_workers(self, handler: Callable[[Job], None], metrics: Metrics, *, n: int, backoff: float) -> None:
+        """procrastinate's worker, in a thread with its own event loop; a killed instance's jobs are retried."""
+        worker_app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=self.url))
+        strategy = _Retry(self.max_attempts, backoff)
+
+        @worker_app.task(name=TASK, retry=strategy)
+        def run(delivery: str) -> None:
+            job = self.job(delivery)
+            if job is None:
+                return
+            with self.pool.connection() as db:
+                db.execute(
+                    "UPDATE parkbot_deliveries SET attempts = attempts + 1, state = 'running' WHERE delivery = %s",
+                    (delivery,),
+                )
+            started = time.monotonic()
+            try:
+                handler(job)
+            except Exception as exc:
+                reason = exc.reason if isinstance(exc, RetryLater) else f"{type(exc).__name__}: {exc}"
+                last = job.attempts + 1 >= self.max_attempts and not (isinstance(exc, RetryLater) and not exc.count)
+                self.mark(delivery, "failed" if last else "queued", reason)
+                (metrics.failed if last else metrics.retried).labels(job.event if last else "error").inc()
+                raise
+            finally:
+                metrics.handling.observe(time.monotonic() - started)
+            self.mark(delivery, "done")
+            metrics.handled.labels(job.event).inc()
+
+        async def recover_stalled() -> None:
+            while not self._stop.is_set():
+                try:
+                    for stalled in await worker_app.job_manager.get_stalled_jobs(
+                        task_name=TASK, seconds_since_heartbeat=self.lease
+                    ):
+                        log.warning("parkbot serve: job %s of a stopped worker is retried", stalled.id)
+                        await worker_app.job_manager.retry_job(stalled)
+                except Exception:
+                    log.exception("parkbot serve: could not look for stalled jobs")
+                await asyncio.sleep(max(1.0, self.lease / 2))
+
+        async def main() -> None:
+            async with worker_app.open_async():
+                recovery = asyncio.create_task(recover_stalled())
+                try:
+                    await worker_app.run_worker_async(
+                        concurrency=n,
+                        install_signal_handlers=False,
+                        update_heartbeat_interval=max(0.5, self.lease / 4),
+                        stalled_worker_timeout=self.lease,
+                        fetch_job_polling_interval=1.0,
+                        delete_jobs="never",
+                    )
+                finally:
+                    recovery.cancel()
+
+        def thread() -> None:
+            self._loop = asyncio.new_event_loop()
+            try:
+                self._loop.run_until_complete(main())
+            except asyncio.CancelledError:
+                pass
+            finally:
+                self._loop.close()
+
+        self._thread = threading.Thread(target=thread, daemon=True)
+        self._thread.start()
+
+    def stop_workers(self, timeout: float = 30.0) -> None:
+        self._stop.set()
+        loop, thread = self._loop, self._thread
+        if loop is not None and thread is not None and thread.is_alive():
+            for task in asyncio.all_tasks(loop):
+                loop.call_soon_threadsafe(task.cancel)
+            thread.join(timeout)
+
+
+def _shown(url: str) -> str:
+    """The URL without its password."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        return f"{scheme}://{creds.split(':', 1)[0]}@{host}"
+    return url

@@ -1,0 +1,114 @@
+"""What protects a repository's default branch, as GitHub says: read for ``parkbot doctor``.
+
+Three reads, each as one retried unit: the repository (its default branch), the rules that apply to the
+branch (``GET /repos/{o}/{r}/rules/branches/{branch}``: every *active* ruleset, readable with read access),
+and the branch protection (``GET .../branches/{branch}/protection``: needs the Administration permission,
+so "could not read" is a fact of its own, not "unprotected"). Also the workflows' default token
+permissions (``GET .../actions/permissions/workflow``). No rule here: :mod:`parkbot.core.doctor` judges.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from github import GithubException
+
+from parkbot.core.doctor import RequiredCheck
+from parkbot.core.errors import BackendFailure
+from parkbot.trackers.github.client import GitHubClient, backend_failure
+
+
+def _get(client: GitHubClient, what: str, path: str) -> dict[str, Any] | list[Any]:
+    url = f"{client.settings.api_url}/repos/{client.repository}{path}"
+
+    def get(attempt: int) -> Any:
+        _, data = client.github.requester.requestJsonAndCheck("GET", url)
+        return data
+
+    try:
+        result: dict[str, Any] | list[Any] = client.transport.run(what, get)
+    except GithubException as exc:
+        raise backend_failure(exc, what, client.transport) from None
+    return result
+
+
+def default_branch(client: GitHubClient) -> str:
+    """The repository's default branch."""
+    data = _get(client, "read the repository", "")
+    branch = data.get("default_branch") if isinstance(data, dict) else None
+    if not isinstance(branch, str) or not branch:
+        raise BackendFailure("GitHub did not say which branch is the default one")
+    return branch
+
+
+def ruleset_checks(client: GitHubClient, branch: str) -> list[RequiredCheck]:
+    """The status checks the active rulesets require on ``branch``, each with its ``integration_id``."""
+    rules = _get(client, f"read the rules of {branch}", f"/rules/branches/{quote(branch, safe='')}")
+    out: list[RequiredCheck] = []
+    for rule in rules if isinstance(rules, list) else []:
+        if not isinstance(rule, dict) or rule.get("type") != "required_status_checks":
+            continue
+        params = rule.get("parameters") or {}
+        where = f"ruleset {rule.get('ruleset_id')}" if rule.get("ruleset_id") is not None else "a ruleset"
+        for check in params.get("required_status_checks") or []:
+            if isinstance(check, dict) and isinstance(check.get("context"), str):
+                app = check.get("integration_id")
+                out.append(RequiredCheck(check["context"], app if isinstance(app, int) else None, where))
+    return out
+
+
+def protection_checks(client: GitHubClient, branch: str) -> list[RequiredCheck] | None:
+    """The status checks ``branch``'s protection requires (each with its ``app_id``); None: not readable."""
+    url = f"{client.settings.api_url}/repos/{client.repository}/branches/{quote(branch, safe='')}/protection"
+
+    def get(attempt: int) -> dict[str, Any] | None:
+        try:
+            _, data = client.github.requester.requestJsonAndCheck("GET", url)
+        except GithubException as exc:
+            message = exc.data.get("message") if isinstance(exc.data, dict) else None
+            if exc.status == 404 and message == "Branch not protected":
+                return {}
+            if exc.status in (403, 404):
+                return None
+            raise
+        return data if isinstance(data, dict) else {}
+
+    what = f"read the branch protection of {branch}"
+    try:
+        data = client.transport.run(what, get)
+    except GithubException as exc:
+        raise backend_failure(exc, what, client.transport) from None
+    if data is None:
+        return None
+    required = data.get("required_status_checks") or {}
+    out: list[RequiredCheck] = []
+    checks = required.get("checks")
+    if isinstance(checks, list):
+        for check in checks:
+            if isinstance(check, dict) and isinstance(check.get("context"), str):
+                app = check.get("app_id")
+                out.append(RequiredCheck(check["context"], app if isinstance(app, int) else None, "branch protection"))
+    else:
+        out += [RequiredCheck(c, None, "branch protection") for c in required.get("contexts") or []]
+    return out
+
+
+def workflow_permissions(client: GitHubClient) -> str | None:
+    """``read`` or ``write``: what a workflow's GITHUB_TOKEN gets by default; None when it cannot be read."""
+    url = f"{client.settings.api_url}/repos/{client.repository}/actions/permissions/workflow"
+
+    def get(attempt: int) -> str | None:
+        try:
+            _, data = client.github.requester.requestJsonAndCheck("GET", url)
+        except GithubException as exc:
+            if exc.status in (403, 404):
+                return None
+            raise
+        value = data.get("default_workflow_permissions") if isinstance(data, dict) else None
+        return value if isinstance(value, str) else None
+
+    try:
+        return client.transport.run("read the default workflow permissions", get)
+    except GithubException as exc:
+        raise backend_failure(exc, "read the default workflow permissions", client.transport) from None

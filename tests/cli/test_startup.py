@@ -1,0 +1,260 @@
+"""Start-up cost: each command imports only what it uses (which modules, not how long: no timings here).
+
+benchmarks/startup.py measures the times; this pins the cause. ``parkbot --help`` needs click and
+the command table only; ``gate``/``show``/``park`` on the embedded backlog never load the GitHub
+client, the event handlers, the report, the dashboard or the MCP server, nor GitPython, tenacity,
+or (without a configuration file) PyYAML.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.git_helpers import make_repo
+from tests.support.scripts import load_script
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "needs_input.json"
+
+PROBE = """\
+import atexit, json, sys
+atexit.register(lambda: sys.__stderr__.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n"))
+sys.argv = ["parkbot", *json.loads(sys.argv[1])]
+from parkbot.cli import main
+main()
+"""
+
+#: Never needed by a local command on the embedded backlog.
+NOT_FOR_GIT_COMMANDS = (
+    "github",
+    "requests",
+    "urllib3",
+    "parkbot.trackers.github",
+    "parkbot.events",
+    "parkbot.report",
+    "parkbot.dashboard",
+    "parkbot.actions_output",
+    "parkbot.mcp_server",
+    "mcp",
+    "starlette",
+    "jsonschema",
+    "hypothesis",
+    # The backlog finds its repository and talks to git through git's own helpers (GitPython is for
+    # reading an agent's commit in the push handler), and retries a write with tenacity only once it lost a race.
+    "git",
+    "gitdb",
+    "tenacity",
+    # The repository has no .github/parkbot.yml: there is no YAML to read.
+    "yaml",
+    "parkbot.core.strict_yaml",
+    # Near-miss suggestions (a refused answer) and parallel signature checks (signed answers) only.
+    "difflib",
+    "concurrent.futures",
+)
+
+
+def imported(args: list[str], cwd: Path) -> set[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(args)], capture_output=True, text=True, cwd=cwd, env=env, check=False
+    )
+    line = next(line for line in done.stderr.splitlines() if line.startswith("MODULES "))
+    return set(json.loads(line.removeprefix("MODULES ")))
+
+
+def loaded(modules: set[str], packages: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in packages))
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("startup") / "repo"
+    make_repo(root)
+    subprocess.run([sys.executable, "-m", "parkbot", "park", str(EXAMPLE)], cwd=root, check=True, capture_output=True)
+    return root
+
+
+def test_help_loads_click_and_the_command_table_only(repo: Path) -> None:
+    modules = imported(["--help"], repo)
+    assert loaded(modules, ("pydantic", "git", "yaml", "github", "durationpy", "tenacity", "mcp")) == []
+    assert loaded(modules, ("parkbot",)) == ["parkbot", "parkbot.cli"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gate", "--ref", "main"],
+        ["show", "billing-42-decision-refund"],
+        ["park", str(EXAMPLE)],
+        ["list"],
+        ["resume", "billing-42-decision-refund"],
+    ],
+)
+def test_commands_on_the_embedded_backlog_load_no_github_events_report_or_mcp(repo: Path, args: list[str]) -> None:
+    modules = imported(args, repo)
+    assert "parkbot.trackers.git" in modules  # it did run against the backlog
+    assert loaded(modules, NOT_FOR_GIT_COMMANDS) == []
+
+
+#: Loaded only by the commands that need them, never by a command that only reads the backlog.
+NOT_FOR_READ_COMMANDS = (
+    # A new question's budget and its precedents (``park``).
+    "parkbot.core.policy",
+    "parkbot.core.questions",
+    # Merging another copy of the backlog (``sync``).
+    "parkbot.trackers.git.sync",
+    # Writing an agent's result: the result schema and the filing of commits.
+    "parkbot.core.filing",
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gate", "--ref", "main"],
+        ["show", "billing-42-decision-refund"],
+        ["list"],
+        ["list", "--state", "all", "--json"],
+        ["resume", "billing-42-decision-refund"],
+    ],
+)
+def test_reading_the_backlog_loads_no_park_or_sync_code(repo: Path, args: list[str]) -> None:
+    modules = imported(args, repo)
+    assert "parkbot.trackers.git.view" in modules  # it did read the backlog
+    assert loaded(modules, NOT_FOR_READ_COMMANDS) == []
+
+
+def test_park_and_sync_do_load_what_the_read_commands_leave_out(repo: Path, tmp_path: Path) -> None:
+    """The other side of the pin above: the modules left out are the ones these commands run."""
+    fresh = tmp_path / "fresh.json"
+    fresh.write_text(EXAMPLE.read_text(encoding="utf-8").replace("billing-42", "policy-3"), encoding="utf-8")
+    assert loaded(imported(["park", str(fresh)], repo), ("parkbot.core.policy",)) == ["parkbot.core.policy"]
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    subprocess.run(["git", "remote", "add", "origin", str(remote)], cwd=repo, check=True)
+    try:
+        assert "parkbot.trackers.git.sync" in imported(["sync"], repo)
+    finally:
+        subprocess.run(["git", "remote", "remove", "origin"], cwd=repo, check=True)
+
+
+def test_reading_the_backlog_builds_no_validator_for_the_question_log(repo: Path) -> None:
+    """Validators for files a command does not read are not built at import: gate reads no log."""
+    code = (
+        "from parkbot.cli import cli; import sys;\n"
+        "sys.argv = ['parkbot', 'gate', '--ref', 'main']\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+        "from parkbot.trackers.git import view\n"
+        "print(view._log_lines.cache_info().currsize)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=True)
+    assert done.stdout.split()[-1] == "0"
+
+
+@pytest.mark.parametrize("args", [["gate", "--ref", "main"], ["list"]])
+def test_loading_pauses_the_garbage_collector_and_then_resumes_it(repo: Path, args: list[str]) -> None:
+    """What loading made is frozen out of later passes, and collection is on again for the command's own
+    work: a long-running command (``wait``, ``mcp``) must not run without a collector."""
+    code = (
+        "import atexit, gc, json, sys\n"
+        "atexit.register(lambda: sys.__stderr__.write(f'GC {gc.isenabled()} {gc.get_freeze_count()}\\n'))\n"
+        f"sys.argv = ['parkbot', *{args!r}]\n"
+        "from parkbot.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    _, enabled, frozen = next(line for line in done.stderr.splitlines() if line.startswith("GC ")).split()
+    assert enabled == "True"
+    assert int(frozen) > 10_000  # the modules, classes and validators loaded
+
+
+def test_a_park_that_writes_loads_neither_gitpython_nor_tenacity(repo: Path, tmp_path: Path) -> None:
+    """A new decision is a commit on the backlog ref: written by git's helpers, retried only if a race was lost."""
+    fresh = tmp_path / "fresh.json"
+    fresh.write_text(EXAMPLE.read_text(encoding="utf-8").replace("billing-42", "startup-7"), encoding="utf-8")
+    before = subprocess.run(["git", "rev-parse", "refs/parkbot/backlog"], cwd=repo, capture_output=True, text=True)
+    modules = imported(["park", str(fresh)], repo)
+    after = subprocess.run(["git", "rev-parse", "refs/parkbot/backlog"], cwd=repo, capture_output=True, text=True)
+    assert after.stdout != before.stdout  # it did write
+    assert loaded(modules, ("git", "gitdb", "tenacity")) == []
+
+
+def test_a_configuration_file_is_read_with_pyyaml(repo: Path, tmp_path: Path) -> None:
+    """The other side of not loading PyYAML without a file: with one, it is read (and its settings apply)."""
+    checkout = tmp_path / "configured"
+    make_repo(checkout)
+    (checkout / ".github").mkdir()
+    (checkout / ".github" / "parkbot.yml").write_text("backlog_ref: refs/parkbot/other\n", encoding="utf-8")
+    modules = imported(["park", str(EXAMPLE)], checkout)
+    assert loaded(modules, ("yaml", "parkbot.core.strict_yaml")) != []
+    listed = subprocess.run(
+        ["git", "for-each-ref", "--format=%(refname)", "refs/parkbot/"], cwd=checkout, capture_output=True, text=True
+    )
+    assert listed.stdout.split() == ["refs/parkbot/other"]
+
+
+def test_a_command_loads_its_own_module_and_no_other_command_module(repo: Path) -> None:
+    modules = imported(["gate", "--ref", "main"], repo)
+    commands = loaded(modules, ("parkbot.cli",))
+    assert commands == [
+        "parkbot.cli",
+        "parkbot.cli.common",
+        "parkbot.cli.core",
+        "parkbot.cli.messages",
+        "parkbot.cli.params",
+    ]
+
+
+def test_the_schema_is_built_only_when_a_result_is_read(repo: Path) -> None:
+    """Models build their validators on first use (``defer_build``): gate reads no agent result."""
+    code = (
+        "from parkbot.cli import cli; import sys;\n"
+        "sys.argv = ['parkbot', 'gate', '--ref', 'main']\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+        "from parkbot.core import models\n"
+        "print(models.NeedsInput.__pydantic_complete__, models._result_adapter.cache_info().currsize)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=True)
+    assert done.stdout.split()[-2:] == ["False", "0"]
+
+
+def test_the_startup_benchmark_still_runs(tmp_path: Path) -> None:
+    """A tiny run of benchmarks/startup.py (its numbers mean nothing here; the real run is by hand)."""
+    bench = load_script(ROOT / "benchmarks" / "startup.py", "parkbot_benchmark_startup")
+    here = bench.Environment.current()  # not a fresh install: the real run builds one
+    text = bench.run(rounds=1, size=3, samples=2, waits=1, root=tmp_path, env=here, list_size=3)
+    assert "| `parkbot gate --ref agent/billing-42` |" in text
+    assert "| `parkbot list (3 decisions), with .github/parkbot.yml` |" in text
+    assert "| `pytest --version` |" in text
+    assert "| backlog of 3 decisions |" in text
+    assert "| 1 runs |" in text
+    assert list(tmp_path.iterdir()) == []  # the temporary repositories are gone
+
+
+@pytest.mark.parametrize("args", [["gate", "--ref", "main"], ["--help"]])
+def test_a_command_leaves_the_environment_as_the_user_set_it(repo: Path, args: list[str]) -> None:
+    """Nothing is switched off for speed behind the user's back: the git processes a command starts, an
+    agent's hooks and the pydantic plugins a user installed see the environment the user gave it."""
+    code = (
+        "import atexit, json, os, sys\n"
+        "atexit.register(lambda: sys.__stderr__.write('ENV ' + json.dumps(dict(os.environ)) + '\\n'))\n"
+        f"sys.argv = ['parkbot', *{args!r}]\n"
+        "from parkbot.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    env.pop("PYDANTIC_DISABLE_PLUGINS", None)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(next(line for line in done.stderr.splitlines() if line.startswith("ENV ")).removeprefix("ENV "))
+    assert seen == env

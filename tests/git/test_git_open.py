@@ -1,0 +1,187 @@
+"""Opening the embedded backlog without GitPython, and retrying lost writes without loading tenacity first.
+
+:func:`~parkbot.trackers.git.process.find_repository` asks ``git rev-parse`` where a repository is; it
+must agree with GitPython's ``git.Repo(path, search_parent_directories=True)``, which found it
+before, on every kind of repository. :func:`~parkbot.trackers.git.refs.attempts` runs the first attempt
+of a write on its own and hands a lost one to tenacity, with the same bounds as before.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import git
+import pytest
+from click.testing import CliRunner
+
+from parkbot.cli import cli
+from parkbot.core.errors import InvalidInput
+from parkbot.trackers.git import GitTracker
+from parkbot.trackers.git.process import NotARepository, find_repository
+from parkbot.trackers.git.refs import CasLost, RetriesExhausted, attempts
+from tests.support.git_helpers import make_repo, needs_input, run_git
+
+
+def real(path: str | os.PathLike[str] | None) -> str | None:
+    return None if path is None else os.path.realpath(path)
+
+
+def as_gitpython_sees_it(path: Path) -> tuple[str | None, str | None, str | None]:
+    repo = git.Repo(path, search_parent_directories=True)
+    try:
+        return real(repo.git_dir), real(repo.common_dir), real(repo.working_tree_dir)
+    finally:
+        repo.close()
+
+
+def as_found(path: Path) -> tuple[str | None, str | None, str | None]:
+    found = find_repository(path)
+    return real(found.git_dir), real(found.common_dir), real(found.working_tree_dir)
+
+
+@pytest.fixture
+def layouts(tmp_path: Path) -> dict[str, Path]:
+    """A checkout, a folder deep inside it, its git directory, a linked worktree and a bare clone."""
+    main = tmp_path / "main"
+    make_repo(main).close()
+    (main / "src" / "deep").mkdir(parents=True)
+    run_git(main, "worktree", "add", "-q", str(tmp_path / "linked"), "-b", "linked")
+    run_git(tmp_path, "clone", "-q", "--bare", str(main), str(tmp_path / "bare.git"))
+    return {
+        "checkout": main,
+        "nested": main / "src" / "deep",
+        "git-dir": main / ".git",
+        "worktree": tmp_path / "linked",
+        "bare": tmp_path / "bare.git",
+    }
+
+
+@pytest.mark.parametrize("kind", ["checkout", "nested", "git-dir", "worktree", "bare"])
+def test_the_repository_found_is_the_one_gitpython_found(layouts: dict[str, Path], kind: str) -> None:
+    assert as_found(layouts[kind]) == as_gitpython_sees_it(layouts[kind])
+
+
+def test_a_worktree_shares_the_refs_of_its_main_repository(layouts: dict[str, Path]) -> None:
+    linked = find_repository(layouts["worktree"])
+    assert real(linked.common_dir) == real(layouts["checkout"] / ".git")
+    assert real(linked.git_dir) != real(linked.common_dir)
+    assert find_repository(layouts["bare"]).working_tree_dir is None
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_the_object_format_is_asked_in_the_same_process(tmp_path: Path, object_format: str) -> None:
+    run_git(tmp_path, "init", "-q", f"--object-format={object_format}", "repo")
+    assert find_repository(tmp_path / "repo").object_format == object_format
+    with GitTracker.open(tmp_path / "repo") as tracker:
+        assert tracker.backlog.object_format == object_format
+        assert len(tracker.backlog.store.zero) == {"sha1": 40, "sha256": 64}[object_format]
+
+
+def git_processes(repo: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> list[str]:
+    """The git commands a parkbot command started (git's own trace), by name."""
+    trace = repo.parent / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    CliRunner().invoke(cli, [*args, "--repo", str(repo)])
+    monkeypatch.delenv("GIT_TRACE")
+    started = [
+        line.split("built-in: git ", 1)[1].split()[0]
+        for line in trace.read_text().splitlines()
+        if "built-in: git " in line
+    ]
+    trace.unlink()
+    return started
+
+
+def test_show_and_gate_start_git_once_per_helper_they_need(
+    layouts: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding the repository and its object format is one ``rev-parse``; objects are read by one ``cat-file``."""
+    repo = layouts["checkout"]
+    parked = CliRunner().invoke(cli, ["park", "-", "--repo", str(repo)], input=needs_input().model_dump_json())
+    assert parked.exit_code == 0, parked.output
+    assert git_processes(repo, monkeypatch, "show", "billing-42-decision-refund") == ["rev-parse", "cat-file"]
+    assert git_processes(repo, monkeypatch, "gate", "--ref", "main") == ["rev-parse", "cat-file", "log"]
+
+
+def test_a_file_is_searched_from_its_folder(layouts: dict[str, Path]) -> None:
+    assert as_found(layouts["checkout"] / "README.md") == as_found(layouts["checkout"])
+
+
+def test_git_dir_in_the_environment_does_not_redirect_the_search(
+    layouts: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook runs with GIT_DIR set; the repository is still the one containing the path (as with GitPython)."""
+    monkeypatch.setenv("GIT_DIR", str(layouts["bare"]))
+    assert real(find_repository(layouts["checkout"]).working_tree_dir) == real(layouts["checkout"])
+
+
+def test_outside_any_repository_git_says_so(tmp_path: Path) -> None:
+    with pytest.raises(NotARepository, match="not a git repository"):
+        find_repository(tmp_path)
+    with pytest.raises(NotARepository, match="does not exist"):
+        find_repository(tmp_path / "missing")
+
+
+def test_opening_a_backlog_outside_a_repository_names_the_folder_and_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput) as info:
+        GitTracker.open(tmp_path / "missing")
+    assert (info.value.message, info.value.reason, info.value.step) == (
+        f"{(tmp_path / 'missing').resolve()} is not inside a git repository; run `git init` there",
+        "invalid",
+        "other_backend",  # the command line adds "or ... --backend github", an MCP error its own words
+    )
+
+
+def test_a_backlog_opened_in_a_linked_worktree_is_the_main_repositorys(layouts: dict[str, Path]) -> None:
+    run_git(layouts["checkout"], "update-ref", "refs/parkbot/backlog", "HEAD")
+    with GitTracker.open(layouts["worktree"]) as tracker:
+        assert tracker.backlog.tip() == run_git(layouts["checkout"], "rev-parse", "HEAD")
+        assert real(tracker.repo.working_tree_dir) == real(layouts["worktree"])
+
+
+# --- attempts ----------------------------------------------------------------------------------
+
+
+def write(made: list[int], *, losses: int, then: Exception | None = None, count: int = 5, seconds: float = 30.0) -> str:
+    """A write that loses its first ``losses`` compare-and-swaps, then raises ``then`` or succeeds; ``made``
+    counts its attempts."""
+    for attempt in attempts(count, seconds):
+        with attempt:
+            made.append(1)
+            if len(made) <= losses:
+                raise CasLost("moved")
+            if then is not None:
+                raise then
+            return "written"
+    raise AssertionError("the loop ended without a result")
+
+
+@pytest.mark.parametrize("losses", [0, 1, 3])
+def test_a_lost_attempt_is_made_again_until_one_wins(losses: int) -> None:
+    made: list[int] = []
+    assert write(made, losses=losses) == "written"
+    assert len(made) == losses + 1
+
+
+@pytest.mark.parametrize("count", [1, 2, 4])
+def test_attempts_stop_at_their_count(count: int) -> None:
+    made: list[int] = []
+    with pytest.raises(RetriesExhausted):
+        write(made, losses=10_000, count=count)
+    assert len(made) == count
+
+
+def test_attempts_stop_when_their_time_is_up() -> None:
+    made: list[int] = []
+    with pytest.raises(RetriesExhausted):
+        write(made, losses=10_000, count=1000, seconds=0.0)
+    assert len(made) == 1
+
+
+@pytest.mark.parametrize("losses", [0, 1])
+def test_other_errors_are_not_retried(losses: int) -> None:
+    made: list[int] = []
+    with pytest.raises(ValueError, match="bad"):
+        write(made, losses=losses, then=ValueError("bad"))
+    assert len(made) == losses + 1

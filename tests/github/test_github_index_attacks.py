@@ -1,0 +1,310 @@
+"""Labels, issue authorship and shared commits grant nothing on GitHub (docs/github.md, "Threat model").
+
+Each test is one thing a writer (an agent's own token, another App with ``issues: write``, anyone with
+the triage role) can do through GitHub's API, done through the stateful fake, and what parkbot does
+about it: labels are an index, never evidence; an issue parkbot did not open is never a decision; the
+gate is per commit; a link parkbot cannot follow blocks and says why.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from parkbot.core import lifecycle
+from parkbot.core.authority import Actor
+from parkbot.core.config import Config
+from parkbot.core.errors import Refused
+from parkbot.trackers.github import DECISION_LABEL
+from parkbot.trackers.github.labels import decision_label
+from tests.support.events import comment_event, labels_of, run, webhook, with_repository
+from tests.support.fakegithub import FakeGitHub
+from tests.support.github_helpers import CONFIG, DID, NOW, gate_of, make_tracker, needs_input
+
+LABEL = decision_label(DID)
+
+
+def park_with_pull(fake: FakeGitHub, config: Config = CONFIG, **pull: Any) -> tuple[int, Any]:
+    """File the decision with one dependent pull request (blocked), as an agent run would."""
+    pr = fake.add_pull(title="agent work", head_ref="agent/refund", **pull)
+    outcome = lifecycle.park(make_tracker(fake), needs_input(dependents=[f"#{pr.number}"]), config, now=NOW)
+    assert outcome.location.number is not None
+    assert gate_of(fake, pr.pull.head_sha).state == "pending"
+    return outcome.location.number, pr
+
+
+def gate(fake: FakeGitHub, pr: Any, config: Config = CONFIG) -> Any:
+    return lifecycle.gate(make_tracker(fake), config, f"#{pr.number}")
+
+
+def issues_event(fake: FakeGitHub, action: str, number: int, *, sender: str = "mallory", **extra: Any) -> Any:
+    """The documented ``issues`` payload of ``action``, pointed at issue ``number`` as it is (or was)."""
+    payload = with_repository(webhook(f"issues.{action}"), fake)
+    user = fake.add_user(sender)
+    payload["sender"] = {"login": user.login, "id": user.id, "type": user.type}
+    payload["issue"].update(number=number, pull_request=None, **extra)
+    payload["issue"].pop("pull_request")
+    return payload
+
+
+# --- 1. labels are an index -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label", [DECISION_LABEL, LABEL])
+def test_removing_a_label_from_the_decision_issue_unblocks_nothing(fake: FakeGitHub, label: str) -> None:
+    number, pr = park_with_pull(fake)
+    issue = fake.issues[number]
+    issue.labels = [n for n in issue.labels if n.casefold() != label.casefold()]  # mallory, with triage
+
+    assert gate(fake, pr).state == "blocked"
+    assert gate_of(fake, pr.pull.head_sha).state == "pending"
+    shown = make_tracker(fake).find(DID)  # parkbot's own record, found without that label
+    assert shown is not None
+    assert shown.state == "open"
+    assert [d.id for d in lifecycle.linked(make_tracker(fake), CONFIG, f"#{pr.number}")] == [DID]
+
+
+def test_the_unlabeled_event_puts_the_labels_back_and_says_so(fake: FakeGitHub) -> None:
+    number, pr = park_with_pull(fake)
+    issue = fake.issues[number]
+    issue.labels = [n for n in issue.labels if n.casefold() != DECISION_LABEL]
+    payload = issues_event(fake, "unlabeled", number, labels=labels_of(fake, number), body=issue.body)
+    payload["label"]["name"] = DECISION_LABEL
+    outcome = run(fake, "issues", payload)
+
+    assert outcome.status == "handled"
+    assert DECISION_LABEL in fake.issues[number].labels  # put back
+    notes = [c.body for c in fake.comments.values() if c.issue_number == number and c.user == fake.login]
+    assert any("mallory removed the label `parkbot:decision`" in n and "stay blocked" in n for n in notes)
+    assert gate_of(fake, pr.pull.head_sha).state == "pending"
+    assert [d.id for d in make_tracker(fake).iter_decisions("open")] == [DID]  # the reconcile sees it
+
+
+def test_an_unlabeled_event_for_another_label_costs_nothing(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = issues_event(fake, "unlabeled", number, labels=labels_of(fake, number))
+    payload["label"]["name"] = "bug"
+    outcome = run(fake, "issues", payload)
+    assert outcome.status == "ignored"
+    assert fake.request_count == 0
+
+
+def test_deleting_the_decisions_label_from_the_repository_unblocks_nothing(fake: FakeGitHub) -> None:
+    number, pr = park_with_pull(fake, body="Blocked by nothing in particular")
+    fake.add_commit(None, "more\n\nBlocked-by: " + DID, parents=[pr.pull.head_sha])
+    fake.push(pr.number, message=f"more\n\nBlocked-by: {DID}")
+    github = make_tracker(fake).store.requester
+    github.requestJsonAndCheck("DELETE", f"{fake.repo_api}/labels/{LABEL}")
+    assert LABEL not in fake.issues[number].labels
+    assert LABEL not in fake.issues[pr.number].labels
+
+    result = gate(fake, pr)
+    assert result.state == "blocked"
+    assert [d.id for d in result.blocking] == [DID]  # the trailer still finds parkbot's own issue
+    assert make_tracker(fake).find(DID) is not None  # and so does show
+
+
+@pytest.mark.parametrize("how", ["transferred", "deleted"])
+def test_a_transferred_or_deleted_decision_issue_keeps_its_dependents_blocked(fake: FakeGitHub, how: str) -> None:
+    number, pr = park_with_pull(fake, body=None)
+    pr.body = f"Blocked by #{number}"
+    fake.push(pr.number, message=f"more\n\nBlocked-by: {DID}")
+    body = fake.issues[number].body
+    labels = labels_of(fake, number)
+    fake.remove_issue(number, how)
+
+    payload = issues_event(fake, how, number, labels=labels, body=body)
+    outcome = run(fake, "issues", payload)
+    assert outcome.status == "handled"
+    gates = [i for i in outcome.acted if i.kind == "gate"]
+    assert [(g.target, g.gate_state) for g in gates] == [(f"#{pr.number}", "blocked")]
+    check = gate_of(fake, pr.pull.head_sha)
+    assert check.state == "pending"
+    assert f"decision {DID}: not found" in check.description
+    assert f"decision #{number}: not found (deleted or transferred)" in check.description
+    assert make_tracker(fake).find(DID) is None
+
+
+def test_a_pull_request_label_naming_a_decision_that_does_not_exist_blocks(fake: FakeGitHub) -> None:
+    pr = fake.add_pull(title="work", labels=["decision:billing-42-decision-ghost"])
+    result = gate(fake, pr)
+    assert result.state == "blocked"
+    assert result.blocking[0].problems == ("decision billing-42-decision-ghost: not found",)
+
+
+def test_a_blocked_by_line_to_an_ordinary_issue_still_links_nothing(fake: FakeGitHub) -> None:
+    bug = fake.add_issue("a bug", "just a bug", author="dana")
+    pr = fake.add_pull(title="work", body=f"Depends on #{bug.number}")
+    assert gate(fake, pr).state == "open"
+
+
+# --- 4. a forged copy of the decision issue is never a decision --------------------------------------
+
+
+def forged_copy(fake: FakeGitHub, number: int, *, origin: str, author: str) -> Any:
+    """An issue opened by ``author`` with the decision issue's body and labels, its origin changed."""
+    real = fake.issues[number]
+    body = (real.body or "").replace('"origin":"billing-42"', f'"origin":"{origin}"')
+    assert body != real.body
+    return fake.add_issue(real.title, body, labels=list(real.labels), author=author)
+
+
+def test_a_forged_copy_answered_by_its_writer_opens_nothing(fake: FakeGitHub) -> None:
+    config = Config.model_validate(
+        {"owners": {"default": "alice", "origins": {"mallory-*": "mallory"}}, "hierarchy": {"alice": "carol"}}
+    )
+    number, pr = park_with_pull(fake, config)
+    copy = forged_copy(fake, number, origin="mallory-1", author="mallory")
+    fake.set_permission("mallory", "write")
+
+    command = comment_event(fake, copy.number, "/decide full_original", author="mallory")
+    outcome = run(fake, "issue_comment", command, config=config)
+    assert outcome.status != "handled" or all(i.kind != "resolved" for i in outcome.acted)
+    assert fake.issues[copy.number].state == "open"  # parkbot wrote nothing there
+    said = [c.body for c in fake.comments.values() if c.issue_number == copy.number and c.user == fake.login]
+    assert all("parkbot:answer" not in b for b in said)  # no answer record; at most "not a decision issue"
+    assert gate(fake, pr, config).state == "blocked"
+    shown = make_tracker(fake).find(DID)
+    assert shown is not None
+    assert fake.issues[number].state == "open"
+    with pytest.raises(Refused):
+        lifecycle.resolve(make_tracker(fake), config, DID, "full_original", Actor("mallory"), now=NOW)
+
+
+def test_a_forged_answer_is_never_a_precedent(fake: FakeGitHub) -> None:
+    config = Config.model_validate(
+        {"owners": {"default": "alice", "origins": {"mallory-*": "mallory"}}, "precedents": "apply"}
+    )
+    number, _ = park_with_pull(fake, config)
+    copy = forged_copy(fake, number, origin="mallory-1", author="mallory")
+    command = comment_event(fake, copy.number, "/decide full_original", author="mallory")
+    run(fake, "issue_comment", command, config=config)
+    # the same question from another origin: nothing answers it
+    other = lifecycle.park(make_tracker(fake), needs_input(origin="billing-43"), config, now=NOW)
+    assert other.decision.state == "open"
+    assert other.decision.answer is None
+
+
+def test_a_foreign_issue_filed_in_advance_with_the_label_is_not_adopted(fake: FakeGitHub) -> None:
+    fake.add_label(LABEL)
+    trap = fake.add_issue("Refund scope", "nothing to see", labels=[LABEL, DECISION_LABEL], author="mallory")
+    tracker = make_tracker(fake)
+    outcome = lifecycle.park(tracker, needs_input(), CONFIG, now=NOW)
+    assert outcome.location.number != trap.number
+    assert fake.issues[outcome.location.number].user == fake.login
+    assert any(f"#{trap.number} (opened by mallory)" in n for n in tracker.issues.notices)
+    notes = [c.body for c in fake.comments.values() if c.issue_number == outcome.location.number]
+    assert any(f"#{trap.number}" in n and "not adopted" in n for n in notes)
+    found = make_tracker(fake).find(DID)
+    assert found is not None
+    assert found.origin == "billing-42"
+
+
+# --- 2. the gate is per commit ----------------------------------------------------------------------
+
+
+def test_a_second_pull_request_at_the_blocked_head_does_not_turn_the_commit_green(fake: FakeGitHub) -> None:
+    _, pr = park_with_pull(fake)
+    sha = pr.pull.head_sha
+    fake.branches["agent/copy"] = sha
+    twin = fake.add_issue("same commit, another branch", "", author="mallory")
+    twin.pull = type(pr.pull)(head_sha=sha, head_ref="agent/copy", base_ref=pr.pull.base_ref, commits=[sha])
+    fake.reset_log()
+
+    result = gate(fake, twin)
+    assert result.state == "blocked"
+    assert [d.id for d in result.blocking] == [DID]
+    assert result.details["same_commit"] == [f"#{pr.number}"]
+    check = gate_of(fake, sha)
+    assert check.state == "pending"
+    assert DID in check.description
+    assert f"#{pr.number}" in check.description
+    assert fake.count(path=f"/repos/acme/widgets/commits/{sha}/pulls") == 1
+
+
+def test_resolving_opens_a_commit_shared_by_two_dependents_once_neither_waits(fake: FakeGitHub) -> None:
+    _, pr = park_with_pull(fake)
+    sha = pr.pull.head_sha
+    twin = fake.add_issue("same commit", "", author="dev", labels=[LABEL])
+    twin.pull = type(pr.pull)(head_sha=sha, head_ref="agent/copy", base_ref=pr.pull.base_ref, commits=[sha])
+    outcome = lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    assert sorted(g.target for g in outcome.gates) == [f"#{pr.number}", f"#{twin.number}"]
+    assert [g.state for g in outcome.gates] == ["open", "open"]
+    assert gate_of(fake, sha).state == "success"
+
+
+# --- smaller items ------------------------------------------------------------------------------------
+
+
+def test_a_stranger_s_command_costs_no_request(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = comment_event(fake, number, "/decide full_original", author="stranger")
+    payload["comment"]["author_association"] = "NONE"
+    outcome = run(fake, "issue_comment", payload)
+    assert outcome.status == "ignored"
+    assert "no association" in outcome.notice
+    assert fake.request_count == 0
+
+
+def test_a_configured_owner_without_association_is_still_heard(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = comment_event(fake, number, "/decide full_original", author="alice")
+    payload["comment"]["author_association"] = "NONE"
+    outcome = run(fake, "issue_comment", payload)
+    assert next(i.kind for i in outcome.acted) == "resolved"
+
+
+def test_a_redelivered_command_is_taken_up_once_silently(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = comment_event(fake, number, "/decide full_original", author="alice")
+    assert run(fake, "issue_comment", payload).acted[0].kind == "resolved"
+    comments = len(fake.comments)
+    again = run(fake, "issue_comment", payload)  # GitHub redelivers the same event
+    assert again.status == "ignored"
+    assert len(fake.comments) == comments  # no "already resolved" reply
+    assert [w for w in fake.writes() if not w.endswith("/reactions")] == []
+
+
+def test_labelling_an_old_closed_pull_request_of_the_owner_does_not_lock_the_owner_out(fake: FakeGitHub) -> None:
+    _number, _ = park_with_pull(fake)
+    old = fake.add_pull(title="alice's old work", head_ref="alice/old", author="alice", labels=[LABEL])
+    fake.merge_pull(old.number, by="alice")
+    outcome = lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    assert outcome.answer.by == "alice"
+
+
+def test_the_owner_of_an_open_recorded_dependent_is_still_refused(fake: FakeGitHub) -> None:
+    pr = fake.add_pull(title="alice's work", head_ref="alice/work", author="alice")
+    lifecycle.park(make_tracker(fake), needs_input(dependents=[f"#{pr.number}"]), CONFIG, now=NOW)
+    with pytest.raises(Refused) as info:
+        lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    assert "authored a pull request that waits" in info.value.message
+
+
+def test_the_resolved_label_then_a_close_leaves_the_decision_answerable(fake: FakeGitHub) -> None:
+    number, pr = park_with_pull(fake)
+    issue = fake.issues[number]
+    issue.labels += fake.ensure_labels(["parkbot:resolved"])  # mallory, with triage
+    issue.state, issue.state_reason = "closed", "completed"
+    assert make_tracker(fake).find(DID).state == "abandoned"  # parkbot's record holds no answer
+    payload = issues_event(fake, "closed", number, labels=labels_of(fake, number), body=issue.body, state="closed")
+    outcome = run(fake, "issues", payload)
+    assert [i.kind for i in outcome.acted] == ["reopened"]  # not ignored as "already resolved"
+    assert fake.issues[number].state == "open"
+    assert gate(fake, pr).state == "blocked"
+    answered = run(fake, "issue_comment", comment_event(fake, number, "/decide full_original", author="alice"))
+    assert answered.acted[0].kind == "resolved"
+
+
+def test_agent_text_in_the_decision_issue_is_inert(fake: FakeGitHub) -> None:
+    question = "# Urgent\nApprove at [the portal](https://evil.example/login) ![x](https://evil.example/p.png)"
+    data = {"question": question, "options": ["yes: [go](https://evil.example)", "no"]}
+    outcome = lifecycle.park(make_tracker(fake), needs_input(**data), CONFIG, now=NOW)
+    body = fake.issues[outcome.location.number].body or ""
+    visible = body.split("<!-- parkbot:decision")[0]
+    assert "\n# Urgent" not in visible
+    assert "\\# Urgent" in visible
+    assert "](https://" not in visible  # no live link nor image
+    assert "`https://evil.example/login)`" in visible  # the address is shown, in a code span
+    assert make_tracker(fake).find(DID).question == question  # the record keeps the text as written
