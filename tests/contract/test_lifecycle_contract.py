@@ -9,6 +9,7 @@ import pytest
 from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.errors import BackendFailure, InvalidInput, NotFound, Refused
+from parkbot.core.links import UNVERIFIED_TITLE
 from tests.support.contract import park, resolve
 from tests.support.faults import FailOnce
 from tests.support.results import NOW, result
@@ -168,9 +169,21 @@ def test_a_trailer_naming_a_decision_nobody_can_find_blocks_and_says_why(harness
     assert blocker.id == "billing-42-decision-nothing"
     assert blocker.state == "open"
     assert blocker.blocking is True
-    said = " ".join([*blocker.problems, blocker.title, blocker.question])
-    assert "not" in said
-    assert "found" in said or "backlog" in said
+    # the backend reports the fact, the core's rule says it: the same words on every backend
+    assert blocker.problems == ("decision billing-42-decision-nothing: not found",)
+    assert blocker.title == UNVERIFIED_TITLE
+
+
+@pytest.mark.parametrize("written", ["refund-please", "not/an/id"])
+def test_a_trailer_naming_no_decision_id_at_all_blocks_and_says_so(harness: Any, written: str) -> None:
+    """Not an id by the core's rule (no ``-decision-``, or characters no id has): the same words everywhere."""
+    target = harness.make_dependent("agent/typo")
+    harness.link_by_trailer(target, written)
+    gate = lifecycle.gate(harness.tracker, harness.config, target)
+    assert gate.state == "blocked"
+    (blocker,) = gate.blocking
+    assert blocker.problems == (f"decision {written}: not a decision id parkbot can look up",)
+    assert blocker.title == UNVERIFIED_TITLE
 
 
 def test_a_dependent_stays_blocked_while_another_decision_is_open(harness: Any) -> None:

@@ -26,7 +26,7 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config
 from parkbot.core.models import Decision, Option
 from parkbot.trackers.git import GitTracker, view
-from parkbot.trackers.git import tracker as git_tracker
+from parkbot.trackers.git import reads as git_reads
 from parkbot.trackers.git.layout import decision_path
 from parkbot.trackers.git.objects import ObjectStore
 from parkbot.trackers.git.repository import Change
@@ -143,7 +143,7 @@ def test_parkbot_list_reads_only_the_open_decisions(root: Path, monkeypatch: pyt
 def test_a_scan_reads_one_chunk_of_files_before_it_yields(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The reader streams: the first decision comes after one chunk of files is read, not the whole backlog."""
     monkeypatch.setattr(view, "DECISION_CHUNK", 2)
-    monkeypatch.setattr(git_tracker, "PROOF_BATCH", 2)
+    monkeypatch.setattr(git_reads, "PROOF_BATCH", 2)
     asked: list[int] = []
     original = ObjectStore.read_many
 
@@ -196,7 +196,7 @@ def test_list_json_holds_the_text_it_prints_not_the_models(root: Path, monkeypat
         ],
     )
     monkeypatch.setattr(view, "DECISION_CHUNK", 32)
-    monkeypatch.setattr(git_tracker, "PROOF_BATCH", 32)
+    monkeypatch.setattr(git_reads, "PROOF_BATCH", 32)
     with Backlog.open(root) as backlog:
         tracemalloc.start()
         try:

@@ -10,9 +10,19 @@ from collections.abc import Iterator
 
 from parkbot.core.authority import Actor
 from parkbot.core.errors import ConcurrentChange
+from parkbot.core.identity import check_decision_id
 from parkbot.core.links import unverifiable_link
 from parkbot.core.models import Answer, Decision, LogEntry
 from parkbot.core.tracker import DependentState, GateResult, Location, ReactionContent, Role
+
+
+def _why_not_found(ref: str) -> str:
+    """What every backend reports for a trailer naming no decision it holds."""
+    try:
+        check_decision_id(ref)
+    except ValueError:
+        return "not a decision id parkbot can look up"
+    return "not found"
 
 
 class MemoryTracker:
@@ -108,7 +118,7 @@ class MemoryTracker:
     def linked_decisions(self, target: str) -> list[Decision]:
         linked = [d for d in self.items.values() if target in d.dependents]
         for ref in sorted(self.trailers.get(target, set())):
-            linked.append(self.items[ref] if ref in self.items else unverifiable_link(ref, "not found"))
+            linked.append(self.items[ref] if ref in self.items else unverifiable_link(ref, _why_not_found(ref)))
         return linked
 
     def publish_gate(self, result: GateResult) -> None:

@@ -38,12 +38,16 @@ folds those indexes into ``decisions/index-*.json`` and writes ``LAYOUT``, in th
 
 Modules, one job each: :mod:`~parkbot.trackers.git.process` (finding the repository, running git
 and its long-lived helpers), :mod:`~parkbot.trackers.git.objects` (object I/O, trees, snapshots, transactions),
-:mod:`~parkbot.trackers.git.layout` (the paths), :mod:`~parkbot.trackers.git.view` (reading and editing
-the files in either layout), :mod:`~parkbot.trackers.git.refs` (compare-and-swap, retries),
+:mod:`~parkbot.trackers.git.layout` (the paths), :mod:`~parkbot.trackers.git.view` and
+:mod:`~parkbot.trackers.git.edit` (reading and editing the files in either layout),
+:mod:`~parkbot.trackers.git.refs` (compare-and-swap, retries),
 :mod:`~parkbot.trackers.git.repository` (commits, signing, writes), :mod:`~parkbot.trackers.git.packing`
 (bounded disk), :mod:`~parkbot.trackers.git.signatures` and :mod:`~parkbot.trackers.git.proofs` (who
 signed an answer), :mod:`~parkbot.trackers.git.sync` (fetch, merge by meaning, push) and
-:mod:`~parkbot.trackers.git.tracker` (:class:`GitTracker`: the tracker protocol, history, gates).
+:mod:`~parkbot.trackers.git.tracker` (:class:`GitTracker`: a facade over the parts that implement the tracker
+protocol: :mod:`~parkbot.trackers.git.reads`, :mod:`~parkbot.trackers.git.writes`,
+:mod:`~parkbot.trackers.git.question_log`, :mod:`~parkbot.trackers.git.facts`,
+:mod:`~parkbot.trackers.git.dependents` (links and gates), :mod:`~parkbot.trackers.git.sources`).
 """
 
 from __future__ import annotations

@@ -21,12 +21,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from parkbot.core.errors import BackendFailure, InvalidInput
+from parkbot.trackers.git.edit import BacklogEdit
 from parkbot.trackers.git.layout import DEFAULT_REF
 from parkbot.trackers.git.objects import ObjectStore, Snapshot, Transaction
 from parkbot.trackers.git.packing import Packer
 from parkbot.trackers.git.process import Git, GitFailed, Repository, RepositoryPaths
 from parkbot.trackers.git.refs import CAS_ATTEMPTS, CAS_SECONDS, RefReader, RefUpdater, RetriesExhausted, attempts
-from parkbot.trackers.git.view import BacklogEdit
 
 FALLBACK_IDENTITY = ("parkbot", "parkbot@localhost")
 #: A log tail is sealed into the archive at this many lines or bytes, so an append rewrites a bounded blob.

@@ -6,6 +6,8 @@ merge-base --is-ancestor`` for whether a dependent branch is merged into the def
 
 from __future__ import annotations
 
+from parkbot.core.models import Decision
+from parkbot.trackers.git.dependents import BranchDependents
 from parkbot.trackers.git.repository import BacklogRepository
 
 
@@ -29,3 +31,33 @@ def is_merged(backlog: BacklogRepository, branch_ref: str, base_ref: str) -> boo
     if tip is None or base is None:
         return False
     return backlog.git.run("merge-base", "--is-ancestor", tip, base, check=False).returncode == 0
+
+
+class PlannerSources:
+    """What a planner may cite (:class:`~parkbot.core.planner.SourceFiles`,
+    :class:`~parkbot.core.planner.MergedDependents`), read at the default branch of :class:`BranchDependents`."""
+
+    def __init__(self, backlog: BacklogRepository, dependents: BranchDependents) -> None:
+        self.backlog = backlog
+        self.dependents = dependents
+
+    def default_branch_commit(self) -> str | None:
+        """The default branch's current commit (origin's HEAD, else main, else master)."""
+        base = self.dependents.base()
+        return self.backlog.ref_sha(base) if base else None
+
+    def file_at(self, commit: str, path: str) -> str | None:
+        return file_at(self.backlog, commit, path)
+
+    def merged_dependents(self, decision: Decision) -> frozenset[str]:
+        """Dependent branches already contained in the default branch."""
+        base = self.dependents.base()
+        if base is None:
+            return frozenset()
+        merged = set()
+        for target in decision.dependents:
+            if target.startswith("branch:"):
+                ref = self.dependents.full_ref(target.removeprefix("branch:"))
+                if ref is not None and is_merged(self.backlog, ref, base):
+                    merged.add(target)
+        return frozenset(merged)
