@@ -376,6 +376,9 @@ class CommentRecord:
     author_bot: bool = False
     #: When the author wrote it, as the backend recorded it: an answer binds to the question as it was then.
     created_at: datetime | None = None
+    #: Whether parkbot already replied to the comment as it stands (its own reply, written after the
+    #: comment's last edit): a redelivered event of it is silent.
+    taken_up: bool = False
 
 
 @runtime_checkable
