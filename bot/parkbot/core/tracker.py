@@ -429,6 +429,19 @@ class BacklogHints(Protocol):
 
 
 @runtime_checkable
+class UnindexedDecisions(Protocol):
+    """A backend whose index of decisions (GitHub: labels) can be removed by others without an event.
+
+    The scheduled reconcile asks it for the decisions its own identity wrote that lost their index,
+    found by authorship, never by the index itself, and restores them.
+    """
+
+    def unindexed_decisions(self) -> list[Decision]:
+        """The decisions parkbot's own records hold whose index is incomplete (read and verified)."""
+        ...
+
+
+@runtime_checkable
 class IndexedDependents(Protocol):
     """A backend that can name the dependents indexed under a decision it can no longer read."""
 

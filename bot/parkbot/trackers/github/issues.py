@@ -452,6 +452,36 @@ class DecisionIssues:
                 self._store.remember(decision.id, found)
                 yield decision
 
+    def unindexed(self) -> list[Decision]:
+        """parkbot's own decision issues that lost ``parkbot:decision`` or ``decision:<id>``, read and verified.
+
+        Found by authorship, not by label: ``GET /issues?creator=<parkbot's login>&state=all``, every
+        page (one request per 100 issues parkbot opened). The listing is only an index of candidates:
+        each one missing a label is read again with who wrote what (:meth:`decision_at`), so only a
+        decision as parkbot wrote it counts.
+        """
+        own = self._store.own_login
+        listed = self._store.unit(
+            f"list the issues {own} opened",
+            lambda _: self._store.raw_list(self._store.repo.get_issues(state="all", creator=own, direction="asc")),
+        )
+        out: list[Decision] = []
+        for raw in listed:
+            if raw.get("pull_request") or not same_login(login_of(raw.get("user")), own):
+                continue
+            try:
+                payload = decision_payload(raw.get("body"))
+                did = check_decision_id(str((payload or {}).get("id", "")))
+            except (ParseError, ValueError):
+                continue
+            names = {n.casefold() for n in label_names(raw)}
+            if DECISION_LABEL in names and decision_label(did).casefold() in names:
+                continue
+            decision = self.decision_at(int(raw["number"]))
+            if decision is not None:
+                out.append(decision)
+        return out
+
     def readable(self, items: Iterable[FoundIssue]) -> Iterator[tuple[FoundIssue, Decision]]:
         """The issues among ``items`` with the decision each stores; damaged ones are skipped."""
         for found in items:

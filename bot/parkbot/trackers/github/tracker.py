@@ -32,6 +32,7 @@ from parkbot.core.tracker import (
     Role,
     SeenDecisions,
     Tracker,
+    UnindexedDecisions,
 )
 from parkbot.trackers.github.access import Access, is_bot_login
 from parkbot.trackers.github.answers import AnswerRecords
@@ -67,6 +68,7 @@ class GitHubTracker(
     SeenDecisions,
     LoggedEvents,
     capabilities.CommentReactions,
+    UnindexedDecisions,
 ):
     """Decisions stored as GitHub issues (see the docstring of :mod:`parkbot.trackers.github`)."""
 
@@ -147,6 +149,9 @@ class GitHubTracker(
 
     def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
         return self.issues.iter_decisions(state)
+
+    def unindexed_decisions(self) -> list[Decision]:
+        return self.issues.unindexed()
 
     # -- Tracker: dependents and the gate ---------------------------------------------------------
 
