@@ -23,7 +23,8 @@ def test_a_pull_request_at_the_head_of_a_blocked_branch_does_not_turn_the_commit
     assert [d.id for d in result.blocking] == [DID]
     assert result.details.get("same_commit") == ["branch:agent/blocked"]
     gate = gate_of(fake, blocked.sha)
-    assert gate is not None and gate.state == "pending"
+    assert gate is not None
+    assert gate.state == "pending"
     assert DID in gate.description
     assert fake.openapi_violations == []
 
@@ -35,4 +36,5 @@ def test_a_branch_at_another_commit_changes_nothing(fake: FakeGitHub) -> None:
     other = fake.add_pull(title="unrelated", head_ref="agent/free", head_sha=free.sha)
     assert lifecycle.gate(make_tracker(fake), CONFIG, f"#{other.number}").state == "open"
     gate = gate_of(fake, free.sha)
-    assert gate is not None and gate.state == "success"
+    assert gate is not None
+    assert gate.state == "success"

@@ -8,11 +8,11 @@ labels of every decision among them that lost one, and gates its dependents agai
 
 from __future__ import annotations
 
+from parkbot.trackers.github import DECISION_LABEL
 from tests.fakegithub import FakeGitHub
 from tests.github_support import DID, gate_of, make_tracker
 from tests.test_events_support import run, webhook
 from tests.test_github_index_attacks import LABEL, park_with_pull
-from parkbot.trackers.github import DECISION_LABEL
 
 
 def _strip(fake: FakeGitHub, number: int, *names: str) -> None:
@@ -34,7 +34,8 @@ def test_the_reconcile_restores_a_decision_whose_labels_were_removed_without_the
     assert LABEL in fake.issues[number].labels
     assert LABEL in fake.issues[pr.number].labels  # the dependent is linked again
     gate = gate_of(fake, pr.pull.head_sha)
-    assert gate is not None and gate.state == "pending"
+    assert gate is not None
+    assert gate.state == "pending"
     assert any(i.decision_id == DID and i.action == "restored" for i in outcome.items)
     notes = [c.body for c in fake.comments.values() if c.issue_number == number and c.user == fake.login]
     assert any("stay blocked" in n for n in notes)

@@ -44,7 +44,7 @@ def test_a_redelivered_unknown_command_is_silent_too(fake: FakeGitHub) -> None:
 
 
 def test_the_author_s_edit_of_a_refused_command_is_taken_up(fake: FakeGitHub) -> None:
-    number, pr = park_with_pull(fake)
+    number, _ = park_with_pull(fake)
     payload = comment_event(fake, number, "/decide no_such_option", author="alice")
     assert run(fake, "issue_comment", payload).acted[0].kind == "refused"
 

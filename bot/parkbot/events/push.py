@@ -108,7 +108,14 @@ def on_push(event: Event, ctx: Context) -> list[Item]:
     origin = branch_origin(branch, config) if agent else None
     files = read_head(ctx, after, origin=origin, config=config)
     report = file_commit(
-        ctx.tracker, config, files, branch=branch, agent=agent, origin=origin, now=ctx.now, filed_by=filer(event, config)
+        ctx.tracker,
+        config,
+        files,
+        branch=branch,
+        agent=agent,
+        origin=origin,
+        now=ctx.now,
+        filed_by=filer(event, config),
     )
     if report.empty:
         return ignored(f"{branch} @ {files.sha[:12]}: no result files and no inventory (not an agent branch)")

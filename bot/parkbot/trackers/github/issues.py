@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from github import GithubException
+from github.Issue import Issue as GhIssue
+from github.PaginatedList import PaginatedList
 
 from parkbot.core.errors import BackendFailure, ConcurrentChange, Refused
 from parkbot.core.identity import SEPARATOR, check_decision_id
@@ -461,9 +463,13 @@ class DecisionIssues:
         decision as parkbot wrote it counts.
         """
         own = self._store.own_login
-        listed = self._store.unit(
+        store = self._store
+        # PyGithub's get_issues types ``creator`` as a NamedUser (which would cost a request to build); GitHub
+        # takes the login as text, so the listing is made here with the same paginated reader.
+        params = {"state": "all", "creator": own, "direction": "asc", "per_page": PER_PAGE}
+        listed = store.unit(
             f"list the issues {own} opened",
-            lambda _: self._store.raw_list(self._store.repo.get_issues(state="all", creator=own, direction="asc")),
+            lambda _: store.raw_list(PaginatedList(GhIssue, store.requester, f"{store.repo_url}/issues", params)),
         )
         out: list[Decision] = []
         for raw in listed:
