@@ -38,3 +38,17 @@ def test_a_branch_at_another_commit_changes_nothing(fake: FakeGitHub) -> None:
     gate = gate_of(fake, free.sha)
     assert gate is not None
     assert gate.state == "success"
+
+
+def test_a_fork_s_branch_of_the_same_name_does_not_hide_the_blocked_branch(fake: FakeGitHub) -> None:
+    blocked = fake.add_commit(message="the agent's work", branch="agent/blocked")
+    lifecycle.park(make_tracker(fake), needs_input(dependents=["branch:agent/blocked"]), CONFIG, now=NOW)
+    fork = fake.add_pull(head_ref="agent/blocked", head_sha=blocked.sha, head_repo="mallory/widgets")
+    assert fake.branches["agent/blocked"] == blocked.sha  # the fork's branch is not this repository's
+
+    result = lifecycle.gate(make_tracker(fake), CONFIG, f"#{fork.number}")
+
+    assert [d.id for d in result.blocking] == [DID]
+    gate = gate_of(fake, blocked.sha)
+    assert gate is not None
+    assert gate.state == "pending"

@@ -120,13 +120,15 @@ class Dependents:
             lambda _: self._store.raw_list(self._store.repo.get_commit(sha).get_pulls()),
         )
         out: list[str] = []
-        heads = {str(((pull or {}).get("head") or {}).get("ref") or "")}
+        # The branches of this repository the pull requests at the commit come from (a fork's branch of the
+        # same name is another branch: never let it hide this repository's).
+        heads = {self.head_branch(pull or {})}
         for other in listed:
             head = str((other.get("head") or {}).get("sha") or "").lower()
             if other.get("state") == "open" and head == sha.lower() and int(other["number"]) != number:
                 self._store.keep_pull(other)
                 out.append(f"#{other['number']}")
-                heads.add(str((other.get("head") or {}).get("ref") or ""))
+                heads.add(self.head_branch(other))
         branches = self._store.unit(
             f"find the branches at {sha[:12]}",
             lambda _: [b.name for b in self._store.repo.get_commit(sha).get_branches_where_head()],
