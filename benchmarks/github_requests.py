@@ -534,7 +534,7 @@ def tracker_rows(sizes: tuple[int, int] = (10, 1000)) -> list[Row]:
         ("gate, k=3 (linked at park)", with_linked_pull(3, "dependents"), gate, ""),
         ("gate, k=1 (`Blocked by` only, first sight)", with_linked_pull(1, "body"), gate, "records the edge once"),
         ("resolve, k=0", with_dependents(0), resolve, ""),
-        ("resolve, k=1", with_dependents(1), resolve, "+3 per dependent"),
+        ("resolve, k=1", with_dependents(1), resolve, "+5 per dependent"),
         ("resolve, k=3", with_dependents(3), resolve, ""),
     ]
     rows = []

@@ -186,6 +186,7 @@ INVOCATIONS: dict[str, list[str]] = {
     "escalate": ["escalate", "billing-42-decision-refnud", "--by", USER_EMAIL],
     "gate": ["gate", "--ref", "agent/billing-42"],
     "guide": ["guide"],
+    "hand-over": ["hand-over"],
     "handle-event": ["handle-event", "--event-name", "push"],
     "init": ["init", "--action", "not-an-action"],
     "list": ["list", "--state", "all"],

@@ -28,8 +28,9 @@ USER_PAYS = {
     "resolve, k=1": 5,  # + each dependent's pull request (its author never answers); the workflow records it
     "resolve, k=3": 7,
     "resolve from a `/decide` comment, k=0": 9,  # + the commented issue (GraphQL, with the dashboard), 👀 and 👍
-    "resolve from a `/decide` comment, k=1": 13,  # + per dependent: the pull requests at its head (per commit)
-    "resolve from a `/decide` comment, k=3": 21,
+    # + per dependent: the pull requests and the branches at its head (per commit)
+    "resolve from a `/decide` comment, k=1": 14,
+    "resolve from a `/decide` comment, k=3": 24,
     "wait, first poll": 3,  # the config, the conditional listing, and the decision read with its authorship
 }
 
@@ -73,7 +74,7 @@ def test_the_tracker_operations_do_not_grow() -> None:
     assert counts["park new, precedents suggest"] == 5
     assert counts["gate, k=1 (linked at park)"] == 4
     assert counts["resolve, k=0"] == 4  # one GraphQL read: the issue, its comments, who wrote each, parkbot's login
-    assert counts["resolve, k=3"] == 4 + 3 * 4  # per dependent: + the pull requests sharing its head commit
+    assert counts["resolve, k=3"] == 4 + 3 * 5  # per dependent: + the pull requests and branches at its head commit
     wait = next(row for row in rows if row.operation.startswith("wait:"))
     assert wait.requests == 11  # 10 polls, and one GraphQL read of the decision after the first (changed) one
     assert "rate limit used: 1 " in wait.note

@@ -168,7 +168,8 @@ def test_only_the_first_gate_of_a_pull_request_lists_the_branch_index(fake: Fake
     assert lifecycle.gate(make_tracker(fake), Config(), f"#{pr.number}").state == "open"
     assert index_requests(fake) == 0
     assert label_writes(fake, pr.number) == 0
-    assert fake.request_count == 5  # the pull, its commits, its native dependencies, the pulls at its head, the check
+    # the pull, its commits, its native dependencies, the pull requests and the branches at its head, the check
+    assert fake.request_count == 6
 
 
 def test_the_first_gate_writes_the_mark_with_the_edges_it_found(fake: FakeGitHub, tracker: GitHubTracker) -> None:

@@ -30,6 +30,7 @@ CLAIMED: tuple[type, ...] = (
     core.SeenDecisions,
     core.LoggedEvents,
     core.CommentReactions,
+    core.UnindexedDecisions,
 )
 PACKAGE = Path(parkbot.trackers.github.__file__).parent
 #: The modules GitHubTracker is composed of.

@@ -69,6 +69,7 @@ OPERATIONS: tuple[str, ...] = (
     "repos/get-combined-status-for-ref",
     "repos/get-commit",  # PyGithub's Commit.create_status completes the commit first
     "repos/list-pull-requests-associated-with-commit",  # workflow_run: the pull request of a head commit
+    "repos/list-branches-for-head-commit",  # the per-commit gate: the branches at a commit
     # repository
     "repos/get",
     "repos/get-collaborator-permission-level",

@@ -91,6 +91,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Answer a question as the planner, from cited sources that parkbot checks.",
     ),
     "pass": ("parkbot.cli.planner", "pass_", "As the planner, hand a question to its owner now."),
+    "hand-over": (
+        "parkbot.cli.planner",
+        "hand_over",
+        "Hand every question whose planner window ended to its owner, as the scheduled run does.",
+    ),
     "correct": (
         "parkbot.cli.planner",
         "correct",

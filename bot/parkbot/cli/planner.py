@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import click
 
 from parkbot.cli.common import State, backend_options, by_option, show
+from parkbot.core.errors import ExitCode
 
 
 @click.command()
@@ -68,3 +72,40 @@ def correct(state: State, decision_id: str, answer: str, reason: str, by: str | 
       parkbot correct billing-42-decision-refund --answer remaining_three --reason "typed the wrong option"
     """
     show(state, state.backlog.correct(decision_id, answer, reason=reason, by=by, source="cli"))
+
+
+@dataclass(frozen=True)
+class HandedOver:
+    """What ``hand-over`` did: the questions given to their owners (``--json``: ``handed_over``, ``count``)."""
+
+    handed: list[Any]  # parkbot.api.Filed, imported lazily with the backlog
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.OK
+
+    def model_dump(self, *, mode: str) -> dict[str, Any]:
+        return {"handed_over": [f.model_dump(mode=mode) for f in self.handed], "count": len(self.handed)}
+
+    def text(self) -> str:
+        if not self.handed:
+            return "no question's planner window has ended: nothing to hand over"
+        lines = [f"handed {len(self.handed)} question(s) to their owners (the planner's window ended):"]
+        lines += [f"  {f.id} -> {f.owner}" for f in self.handed]
+        return "\n".join(lines)
+
+
+@click.command(name="hand-over")
+@backend_options
+def hand_over(state: State) -> None:
+    """Hand every question whose planner window ended to its owner, as the scheduled run does.
+
+    A question waits for the planner during planner.window; when the window ends, its owner is assigned
+    and notified. On GitHub the scheduled reconcile does this; elsewhere (the git backlog, a repository
+    without a schedule) run this command from cron or by hand. Running it again changes nothing.
+
+    \b
+    Example:
+      parkbot hand-over --json
+    """
+    show(state, HandedOver(list(state.backlog.hand_over())))

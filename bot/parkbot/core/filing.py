@@ -341,15 +341,19 @@ def file_commit(
     agent: bool,
     origin: str | None,
     now: datetime | None = None,
+    filed_by: str | None = None,
 ) -> FilingReport:
-    """Park what the commit holds, check the inventory, and fail the commit's gate on any problem."""
+    """Park what the commit holds, check the inventory, and fail the commit's gate on any problem.
+
+    ``filed_by`` is who filed the commit's questions, as the backend says (the planner never answers one).
+    """
     problems = static_problems(files, config, agent=agent, origin=origin)
     if files.empty:
         return FilingReport(files.sha, [], fail_commit(tracker, files.sha, problems) if problems else None)
     steps = [Step("problem", p.message, p.path, problem=p) for p in problems]
     skip = {p.path for p in problems if p.reason == "origin_mismatch"}
     parked = [
-        _park_one(tracker, config, path, result, branch=branch, agent=agent, now=now)
+        _park_one(tracker, config, path, result, branch=branch, agent=agent, now=now, filed_by=filed_by)
         for path, result in files.results
         if path not in skip
     ]
@@ -373,10 +377,12 @@ def _park_one(
     branch: str,
     agent: bool,
     now: datetime | None,
+    filed_by: str | None = None,
 ) -> Step:
     try:
         if isinstance(result, NeedsInput):
-            outcome = lifecycle.park(tracker, with_branch(result, branch) if agent else result, config, now=now)
+            filed = with_branch(result, branch) if agent else result
+            outcome = lifecycle.park(tracker, filed, config, now=now, filed_by=filed_by)
         elif isinstance(result, DoneWithAssumptions):
             outcome = lifecycle.park_review(tracker, result, config, now=now)
         else:

@@ -389,6 +389,9 @@ class CommentRecord:
     author_bot: bool = False
     #: When the author wrote it, as the backend recorded it: an answer binds to the question as it was then.
     created_at: datetime | None = None
+    #: Whether parkbot already replied to the comment as it stands (its own reply, written after the
+    #: comment's last edit): a redelivered event of it is silent.
+    taken_up: bool = False
 
 
 @runtime_checkable
@@ -435,6 +438,19 @@ class BacklogHints(Protocol):
 
     def missing_hint(self) -> str | None:
         """What to do when nothing was found, or None when an empty answer needs no explanation."""
+        ...
+
+
+@runtime_checkable
+class UnindexedDecisions(Protocol):
+    """A backend whose index of decisions (GitHub: labels) can be removed by others without an event.
+
+    The scheduled reconcile asks it for the decisions its own identity wrote that lost their index,
+    found by authorship, never by the index itself, and restores them.
+    """
+
+    def unindexed_decisions(self) -> list[Decision]:
+        """The decisions parkbot's own records hold whose index is incomplete (read and verified)."""
         ...
 
 

@@ -111,12 +111,44 @@ def handle_comment(
     command = parse(body or "")
     if command is None:
         return CommandResult("ignored", "no_command")
+    decision = tracker.decision_at(issue_number)  # the issue with its comments: one read, before any write
+    if _taken_up(tracker, command, decision, issue_number, comment_id):
+        return CommandResult("ignored", "already_taken_up", command, decision.id if decision else None)
     _react(tracker, issue_number, comment_id, "eyes")
     result = _handle(
-        tracker, config, command, issue_number=issue_number, comment_id=comment_id, body=body, actor=actor, now=now
+        tracker,
+        config,
+        command,
+        decision,
+        issue_number=issue_number,
+        comment_id=comment_id,
+        body=body,
+        actor=actor,
+        now=now,
     )
     _react(tracker, issue_number, comment_id, "confused" if result.refused else "+1")
     return result
+
+
+def _taken_up(
+    tracker: CommentTracker, command: Command, decision: Decision | None, issue_number: int, comment_id: int | str
+) -> bool:
+    """Whether this comment, as it is, was already taken up: a redelivery (or a re-run) is silent.
+
+    Taken up means its answer is recorded from this very comment with the same value, or parkbot
+    replied to it since its last edit (a refusal, a confirmation). An edit into other words is new.
+    """
+    answer = decision.answer if decision is not None else None
+    if (
+        answer is not None
+        and answer.source == tracker.comment_url(issue_number, comment_id)
+        and (command.arg or "").strip().casefold() == answer.value.casefold()
+    ):
+        return True
+    if not isinstance(tracker, CommentRecords):
+        return False
+    record = tracker.comment_record(issue_number, comment_id)
+    return record is not None and record.taken_up
 
 
 def _react(tracker: Tracker, issue_number: int, comment_id: int | str, content: ReactionContent) -> None:
@@ -136,6 +168,7 @@ def _handle(
     tracker: CommentTracker,
     config: Config,
     command: Command,
+    decision: Decision | None,
     *,
     issue_number: int,
     comment_id: int | str,
@@ -157,19 +190,9 @@ def _handle(
 
     if not command.ok:
         return refuse("unknown_command" if command.name == "unknown" else "invalid_command", command_problem(command))
-    decision = tracker.decision_at(issue_number)
     if decision is None:
         return refuse("not_a_decision", f"#{issue_number} is not a parkbot decision issue.")
     source = tracker.comment_url(issue_number, comment_id)
-    answer = decision.answer
-    if (
-        answer is not None
-        and answer.source == source
-        and (command.arg or "").strip().casefold() == answer.value.casefold()
-    ):
-        # This very comment, as it is, gave the recorded answer: a redelivery (or a re-run) is taken up once,
-        # silently. An edit into another answer is not this: it goes on, and is refused visibly.
-        return CommandResult("ignored", "already_taken_up", command, decision.id)
     seen_at = None
     if isinstance(tracker, CommentRecords):
         record = tracker.comment_record(issue_number, comment_id)

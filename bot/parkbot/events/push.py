@@ -74,6 +74,24 @@ def failure_item(failure: CommitFailure, *, sha: str, target: str) -> Item:
     )
 
 
+def filer(event: Event, config: Config) -> str | None:
+    """Who filed a push's questions, for the rule that the planner never answers its own question.
+
+    The pusher (the event's ``sender``, as GitHub authenticated it), unless the head commit states the
+    planner as its author (``username`` or e-mail): a stated author only ever takes the planner's
+    answer away, so it may be believed. Recorded only when a planner is configured, as on every path.
+    """
+    if config.planner is None:
+        return None
+    planner = config.planner.by.casefold()
+    for stated in ("head_commit.author.username", "head_commit.author.email"):
+        value = event.get(stated, str, default=None)
+        if value and value.casefold() == planner:
+            return str(value)
+    pusher: str | None = event.get("sender.login", str, default=None)
+    return pusher
+
+
 @router.register("push")
 def on_push(event: Event, ctx: Context) -> list[Item]:
     after = event.get("after", str)
@@ -89,7 +107,16 @@ def on_push(event: Event, ctx: Context) -> list[Item]:
     agent = config.is_agent_branch(branch)
     origin = branch_origin(branch, config) if agent else None
     files = read_head(ctx, after, origin=origin, config=config)
-    report = file_commit(ctx.tracker, config, files, branch=branch, agent=agent, origin=origin, now=ctx.now)
+    report = file_commit(
+        ctx.tracker,
+        config,
+        files,
+        branch=branch,
+        agent=agent,
+        origin=origin,
+        now=ctx.now,
+        filed_by=filer(event, config),
+    )
     if report.empty:
         return ignored(f"{branch} @ {files.sha[:12]}: no result files and no inventory (not an agent branch)")
     return _items(report, branch)

@@ -1,6 +1,10 @@
 """``workflow_dispatch`` and ``schedule`` -> a full reconcile: repair what a failed run left half-done.
 
-For every open decision:
+First, the decisions parkbot wrote that lost their labels while no ``issues.unlabeled`` event ran
+(the workflow lacked the event type, Actions was down) are found by authorship
+(``UnindexedDecisions``), their labels put back and their dependents gated again.
+
+Then, for every open decision:
 
 * a recorded answer on a decision that is still open means a resolution stopped part-way (a
   runner died, GitHub failed after the retries). It is finished through ``lifecycle.resolve`` with
@@ -24,7 +28,7 @@ from parkbot.core import lifecycle, planner
 from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError
 from parkbot.core.lifecycle import ResolveOutcome
 from parkbot.core.models import Answer, Decision
-from parkbot.core.tracker import Tracker
+from parkbot.core.tracker import IssueComments, Tracker, UnindexedDecisions
 from parkbot.events.base import Context, Event, Item, gate_item
 from parkbot.events.replies import github_message
 from parkbot.events.router import Router
@@ -81,6 +85,8 @@ def on_reconcile(event: Event, ctx: Context) -> list[Item]:
         for handed in planner.expire(tracker, ctx.config, now=ctx.now):
             message = f"{handed.decision.id}: the planner's window ended; assigned to {handed.decision.owner}"
             items.append(Item("parked", message, decision_id=handed.decision.id, action="updated"))
+    if isinstance(tracker, UnindexedDecisions):  # labels removed while no event ran: found by authorship
+        items += [item for d in tracker.unindexed_decisions() for item in _restore(ctx, d)]
     for decision in list(tracker.iter_decisions("open")):
         recorded = lifecycle.recorded_answer(tracker, ctx.config, decision)
         if recorded is not None:
@@ -94,6 +100,18 @@ def on_reconcile(event: Event, ctx: Context) -> list[Item]:
         items.append(Item("ignored", "no open decision: nothing to reconcile"))
     ctx.recount_dashboard()
     return items
+
+
+def _restore(ctx: Context, decision: Decision) -> list[Item]:
+    """Put back the index of a decision whose labels someone removed unseen; its dependents stay blocked."""
+    what = "removed this decision's labels (found by the scheduled reconcile)"
+    outcome = lifecycle.index_changed_by_hand(ctx.tracker, ctx.config, decision, "Someone", what)
+    number = outcome.location.number if outcome.location else None
+    if number is not None and isinstance(ctx.tracker, IssueComments):
+        ctx.tracker.reply(number, f"restored-{decision.id}", outcome.message)
+    text = f"{decision.id}: its labels were removed while no event ran; put back, dependents stay blocked"
+    item = Item("reopened", text, decision_id=decision.id, number=number, level="warning", action="restored")
+    return [item, *(gate_item(g) for g in outcome.gates)]
 
 
 def _regate(tracker: Tracker, ctx: Context, target: str) -> Item:

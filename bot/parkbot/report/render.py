@@ -293,23 +293,33 @@ PLANNER_ADVICE = (
 )
 
 
-def planner_markdown(report: Report) -> list[str]:
-    """The planner's section: its share, its override rate, the waiting it saved, what it cited most."""
+def planner_rows(report: Report) -> list[tuple[str, str]]:
+    """The planner's figures as (label, value), the same in every format; none without planner answers."""
     figures = report.planner
     if figures is None:
         return []
     share = Share.of(figures.answered, figures.answered_total)
     overrides = Share.of(figures.overridden, figures.answered)
     saved = human_duration(figures.saved_seconds) if figures.saved_seconds is not None else DASH
-    out = ["### The planner", "", PLANNER_ADVICE, "", "| Figure | Value |", "| --- | --- |"]
-    out += [
-        f"| Answered by the planner | {percent(share)} |",
-        f"| Overridden by an owner | {percent(overrides)} |",
-        f"| Not reviewed yet | {figures.unreviewed} |",
-        f"| Median time to answer: planner / people | {human_duration(figures.planner_median_seconds)} / "
-        f"{human_duration(figures.people_median_seconds)} |",
-        f"| Waiting saved per answer (median) | {saved} |",
+    return [
+        ("Answered by the planner", percent(share)),
+        ("Overridden by an owner", percent(overrides)),
+        ("Not reviewed yet", str(figures.unreviewed)),
+        (
+            "Median time to answer: planner / people",
+            f"{human_duration(figures.planner_median_seconds)} / {human_duration(figures.people_median_seconds)}",
+        ),
+        ("Waiting saved per answer (median)", saved),
     ]
+
+
+def planner_markdown(report: Report) -> list[str]:
+    """The planner's section: its share, its override rate, the waiting it saved, what it cited most."""
+    figures = report.planner
+    if figures is None:
+        return []
+    out = ["### The planner", "", PLANNER_ADVICE, "", "| Figure | Value |", "| --- | --- |"]
+    out += [f"| {label} | {value} |" for label, value in planner_rows(report)]
     if figures.most_cited:
         cited = ", ".join(f"{md_code(c.source)} ({c.count})" for c in figures.most_cited)
         out += ["", f"Most cited: {cited}."]
@@ -429,6 +439,9 @@ def html_context(report: Report) -> dict[str, Any]:
         "clusters_more": max(len(report.clusters) - CLUSTERS_SHOWN, 0),
         "clusters_advice": CLUSTERS_ADVICE,
         "oldest": oldest,
+        "planner": planner_rows(report),
+        "planner_cited": [(c.source, c.count) for c in report.planner.most_cited] if report.planner else [],
+        "planner_advice": PLANNER_ADVICE,
         "open_more": max(report.open_total - len(report.oldest_open), 0),
         "dash": DASH,
     }

@@ -695,3 +695,9 @@ def reaction(fake: FakeGitHub, r: Reaction) -> JSON:
         "content": r.content,
         "created_at": iso(r.created_at),
     }
+
+
+def branch_short(fake: FakeGitHub, name: str) -> dict[str, Any]:
+    """A ``branch-short`` object: the name, its head commit and whether it is protected."""
+    sha = fake.branches[name]
+    return {"name": name, "commit": {"sha": sha, "url": f"{fake.repo_api}/commits/{sha}"}, "protected": False}

@@ -739,6 +739,17 @@ def list_commit_pulls(fake: FakeGitHub, ctx: Ctx) -> Reply:
     return ctx.page([P.pull(fake, i) for i in found])
 
 
+@route("repos/list-branches-for-head-commit")
+def list_head_branches(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``GET /commits/{commit_sha}/branches-where-head``: this repository's branches whose head is the commit
+    (a 422 for a commit GitHub does not know)."""
+    sha = ctx.params["commit_sha"].lower()
+    if fake.resolve_commit(sha) is None:
+        raise ApiError(422, f"No commit found for SHA: {ctx.params['commit_sha']}")
+    found = sorted(name for name, head in fake.branches.items() if head.lower() == sha)
+    return Reply(200, [P.branch_short(fake, name) for name in found])
+
+
 @route("repos/get-commit")
 def get_commit(fake: FakeGitHub, ctx: Ctx) -> Reply:
     """``GET /commits/{ref}`` (sha, unique sha prefix or branch)."""

@@ -33,6 +33,7 @@ from parkbot.core.tracker import (
     Role,
     SeenDecisions,
     Tracker,
+    UnindexedDecisions,
 )
 from parkbot.trackers.github.access import is_bot_login
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
@@ -73,7 +74,7 @@ class Parts:
     sources: SourceFilesPart
 
 
-class TrackerPart(Parts, Tracker):
+class TrackerPart(Parts, Tracker, UnindexedDecisions):
     """The :class:`~parkbot.core.tracker.Tracker` protocol: decisions, dependents, resolution, budgets, who answers."""
 
     # -- Tracker: decisions ---------------------------------------------------------------------
@@ -98,6 +99,9 @@ class TrackerPart(Parts, Tracker):
 
     def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
         return self.issues.iter_decisions(state)
+
+    def unindexed_decisions(self) -> list[Decision]:
+        return self.issues.unindexed()
 
     # -- Tracker: dependents and the gate ---------------------------------------------------------
 

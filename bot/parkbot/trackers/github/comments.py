@@ -150,7 +150,8 @@ class Comments:
         except ValueError:
             return None
         for refresh in (False, True):
-            for comment in self._store.comments.of(issue_number, refresh=refresh):
+            comments = self._store.comments.of(issue_number, refresh=refresh)
+            for comment in comments:
                 if int(comment["id"]) == wanted:
                     author = author_of(comment) or "a deleted account"
                     writer = last_writer(comment)
@@ -162,8 +163,30 @@ class Comments:
                         editor,
                         author_bot=kind == "Bot",
                         created_at=_created_at(comment.get("created_at")),
+                        taken_up=self._replied_since(comments, comment),
                     )
         return None
+
+    def _replied_since(self, comments: list[dict[str, Any]], command: dict[str, Any]) -> bool:
+        """Whether parkbot's own reply to ``command`` was written after the command's last edit.
+
+        The reply is keyed by the command's id and counts only as parkbot wrote it. Strictly after,
+        by GitHub's clock: an edit in the same second as the reply is taken up again, which is safe.
+        A reply is evidence a reaction is not: GitHub keeps a repeated reaction's first time, so a
+        reaction cannot tell an edited command from the one it was given for.
+        """
+        said = _created_at(command.get("last_edited_at") or command.get("created_at"))
+        if said is None:
+            return False
+        key = str(command["id"])
+        for comment in comments:
+            found = read_marker(comment.get("body"))
+            if found is None or found.kind != "reply" or found.key != key or not self.trusted(comment):
+                continue
+            written = _created_at(comment.get("last_edited_at") or comment.get("created_at"))
+            if written is not None and written > said:
+                return True
+        return False
 
     # -- answer records -----------------------------------------------------------------------
 

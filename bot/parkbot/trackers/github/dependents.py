@@ -90,11 +90,14 @@ class Dependents:
         return list(dict.fromkeys(numbers))
 
     def sharing_commit(self, target: str) -> list[str]:
-        """The other open pull requests whose head is the head of pull request ``target`` (1 request).
+        """The other open pull requests and branches whose head is the head of pull request ``target`` (2 requests).
 
         ``GET /commits/{sha}/pulls`` lists the open pull requests that contain the commit; only those
         whose head it is share the check run published on it. Forks' pull requests are not listed by
         commit until merged, and they cannot share a head commit of this repository's branches anyway.
+        ``GET /commits/{sha}/branches-where-head`` names the branches at the commit: each one that is not
+        the head of one of these pull requests is a ``branch:<name>`` target, whose decisions (filed for
+        the branch before any pull request of it) are read from the branch index.
         """
         match = PR_TARGET.match(target)
         if not match:
@@ -109,11 +112,20 @@ class Dependents:
             lambda _: self._store.raw_list(self._store.repo.get_commit(sha).get_pulls()),
         )
         out: list[str] = []
+        # The branches of this repository the pull requests at the commit come from (a fork's branch of the
+        # same name is another branch: never let it hide this repository's).
+        heads = {self.head_branch(pull or {})}
         for other in listed:
             head = str((other.get("head") or {}).get("sha") or "").lower()
             if other.get("state") == "open" and head == sha.lower() and int(other["number"]) != number:
                 self._store.pulls.keep(other)
                 out.append(f"#{other['number']}")
+                heads.add(self.head_branch(other))
+        branches = self._store.unit(
+            f"find the branches at {sha[:12]}",
+            lambda _: [b.name for b in self._store.repo.get_commit(sha).get_branches_where_head()],
+        )
+        out += [f"branch:{name}" for name in branches if name not in heads]
         return out
 
     def indexed_dependents(self, decision_id: str) -> list[str]:
@@ -299,6 +311,9 @@ class Dependents:
         # (this is what the nightly reconcile and a revived decision rely on, tracked PR or not).
         by_branch = target.startswith("branch:")
         linked: dict[str, Decision] = {}
+        if by_branch and not numbers:  # a branch with no pull request yet: its decisions are in the branch index
+            for decision, _ in self.branch_decisions(target.removeprefix("branch:")):
+                linked.setdefault(decision.id, decision)
         for number in numbers:
             for decision in self._linked_for_pull(number, branch_lookup=by_branch):
                 linked.setdefault(decision.id, decision)
@@ -407,6 +422,10 @@ class Dependents:
         ref = self.head_branch(pull)
         if ref is None:
             return []
+        return self.branch_decisions(ref)
+
+    def branch_decisions(self, ref: str) -> list[tuple[Decision, FoundIssue]]:
+        """Unresolved decisions that name ``branch:<ref>`` as a dependent, from the branch index (1 request)."""
         label = branch_label(ref)
         # Open and closed: an abandoned decision keeps blocking (it keeps the label); resolved ones drop it.
         founds, _ = self._store.issues_by_label(label)
