@@ -24,6 +24,9 @@ from typing import Any
 import pytest
 
 from parkbot.report import compute_report, render
+from tests.support.planner_report import NOW as PLANNER_NOW
+from tests.support.planner_report import T0, person_answered, planner_answered
+from tests.support.planner_report import history as planner_history
 from tests.support.report import NOW, REFUSALS, SINCE, history, make
 
 VIEWPORTS = {"narrow": 400, "wide": 1280}
@@ -186,3 +189,55 @@ def test_long_unbroken_text_and_a_year_of_weeks_still_fit(browser: str, served: 
     ]
     page = render(compute_report(decisions, [], since=start, now=NOW), "html")
     check_fits(lay_out(browser, base, folder, page))
+
+
+# --- report planner html ----------------------------------------
+
+
+def _section(page: str, name: str) -> str | None:
+    found = re.search(rf'<section id="{name}">(.*?)</section>', page, re.S)
+    return found.group(1) if found else None
+
+
+def test_the_html_report_has_the_planner_s_figures_and_most_cited_sources() -> None:
+    page = render(compute_report(planner_history(), since=T0 - timedelta(days=1), now=PLANNER_NOW), "html")
+    planner = _section(page, "planner")
+    assert planner is not None
+    assert "<h2>The planner</h2>" in planner
+    text = re.sub(r"<[^>]+>", " ", planner)
+    for label, value in [
+        ("Answered by the planner", "50%"),
+        ("Overridden by an owner", "25%"),
+        ("Not reviewed yet", "1"),
+        ("Median time to answer: planner / people", "20m / 10h"),
+        ("Waiting saved per answer (median)", "9h 40m"),
+    ]:
+        assert re.search(rf"{re.escape(label)}\s+{re.escape(value)}", text), (label, value, text)
+    assert "<code>docs/refunds.md</code> (3)" in planner
+    assert "planner.sources" in planner  # what a high override rate says to do
+    assert page.index('id="planner"') < page.index('id="owners"')  # where the Markdown report has it
+
+
+def test_a_cited_source_is_escaped_in_the_html_report() -> None:
+    decisions = [planner_answered(1, 10, "docs/<script>x</script>.md"), person_answered(2, 4)]
+    page = render(compute_report(decisions, since=T0 - timedelta(days=1), now=PLANNER_NOW), "html")
+    assert "<script>x" not in page
+    assert "&lt;script&gt;x" in page
+
+
+def test_an_html_report_without_planner_answers_has_no_planner_section() -> None:
+    page = render(compute_report([person_answered(5, 4)], since=T0 - timedelta(days=1), now=PLANNER_NOW), "html")
+    assert 'id="planner"' not in page
+
+
+def test_the_planner_section_fits_a_narrow_and_a_wide_viewport(
+    browser: str,
+    served: tuple[str, Path],
+) -> None:
+    base, folder = served
+    page = render(compute_report(planner_history(), since=T0 - timedelta(days=1), now=PLANNER_NOW), "html")
+    measured = lay_out(browser, base, folder, page)
+    check_fits(measured)
+    for name in VIEWPORTS:
+        laid_out = {box["what"] for box in measured[name]["boxes"]}
+        assert "#planner table.figures" in laid_out

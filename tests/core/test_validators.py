@@ -155,4 +155,5 @@ def test_every_default_of_the_configuration_is_the_documented_one() -> None:
         "github": {"rate_limit_wait": 300.0},
         "planner": None,
         "requesters": [],
+        "identity": {"previous": None, "app": None},
     }

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from parkbot import Backlog
+from parkbot.cli import cli
 from parkbot.core.errors import InvalidInput, Refused
 from tests.support.git_helpers import cli_repo, commit_on_branch, run_git
 
@@ -328,3 +331,30 @@ def test_the_mcp_tools_list_what_waits_for_the_planner_and_cite_and_pass(
     passed = tools["pass"].call(server, {"id": second.id, "reason": "not in the docs"})
     assert passed.action == "updated"
     assert tools["list"].call(server, {"awaiting": "planner"}).decisions == []
+
+
+# --- cli hand over ----------------------------------------
+
+
+def test_hand_over_gives_questions_past_the_window_to_their_owners(
+    backlog: Backlog,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    filed = backlog.park(question(dependents=[]))
+    runner = CliRunner()
+    early = runner.invoke(cli, ["hand-over", "--json"])
+    assert early.exit_code == 0, early.output
+    assert json.loads(early.stdout)["handed_over"] == []  # the window has not ended: still with the planner
+    assert backlog.show(filed.id).planner.state == "waiting"  # type: ignore[union-attr]
+
+    later = datetime.now(UTC) + timedelta(minutes=31)
+    monkeypatch.setattr("parkbot.core.planner.utcnow", lambda: later)
+    done = runner.invoke(cli, ["hand-over", "--json"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert [(d["id"], d["owner"]) for d in data["handed_over"]] == [(filed.id, OWNER)]
+    assert backlog.show(filed.id).planner.state == "expired"  # type: ignore[union-attr]
+
+    text = runner.invoke(cli, ["hand-over"])
+    assert text.exit_code == 0
+    assert "no question" in text.output  # nothing left: said, not silent

@@ -134,7 +134,7 @@ def test_only_parkbot_s_unchanged_comment_is_its_trusted_record(fake: FakeGitHub
     number = issue_number(fake, tracker)
     own = tracker.comments.post(number, "parkbot's text")
     theirs = fake.add_comment(number, "someone's text", author="alice")
-    comments = {int(c["id"]): c for c in tracker.store.comments_of(number, refresh=True)}
+    comments = {int(c["id"]): c for c in tracker.store.comments.of(number, refresh=True)}
     mine, other = comments[int(own["id"])], comments[theirs.id]
     assert (tracker.comments.by_parkbot(mine), tracker.comments.trusted(mine)) == (True, True)
     assert tracker.comments.own_text(mine) == "parkbot's text"
@@ -142,7 +142,7 @@ def test_only_parkbot_s_unchanged_comment_is_its_trusted_record(fake: FakeGitHub
     assert tracker.comments.own_text(other) is None
 
     fake.edit_comment(int(own["id"]), "mallory's text", editor="mallory")
-    changed = next(c for c in tracker.store.comments_of(number, refresh=True) if int(c["id"]) == int(own["id"]))
+    changed = next(c for c in tracker.store.comments.of(number, refresh=True) if int(c["id"]) == int(own["id"]))
     assert (tracker.comments.by_parkbot(changed), tracker.comments.trusted(changed)) == (True, False)
     assert tracker.comments.own_text(changed) == "parkbot's text"  # from the edit history
 
@@ -179,7 +179,7 @@ def test_the_overflow_comments_become_exactly_the_wanted_ones_and_others_are_lef
 def test_an_overflow_comment_already_deleted_is_not_an_error(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     number = issue_number(fake, tracker)
     tracker.comments.sync_overflow(number, (work("abc.1.1"),))
-    comments = tracker.store.comments_of(number, refresh=True)  # read, then someone deletes it
+    comments = tracker.store.comments.of(number, refresh=True)  # read, then someone deletes it
     (stale,) = [c for c in comments if work_chunk_key(c.get("body")) == "abc.1.1"]
     del fake.comments[int(stale["id"])]
     tracker.comments._delete(number, int(stale["id"]))  # a retried delete finds it gone (404)
@@ -210,13 +210,13 @@ def test_only_parkbot_s_own_answer_record_counts_and_an_edited_one_is_written_ba
     assert fake.writes() == []  # unchanged: nothing to write back
 
     fake.edit_comment(int(own["id"]), text.replace("full_original", "remaining_three"), editor="mallory")
-    tracker.store.comments_of(number, refresh=True)
+    tracker.store.comments.of(number, refresh=True)
     hit = tracker.comments.answer_record(number, DID)
     assert hit is not None
     assert hit[1].value == "full_original"  # read as parkbot wrote it
     assert tracker.comments.restore_answer_record(number, DID) is True
     assert fake.comments[int(own["id"])].body == text
-    cached = [c for c in tracker.store.cached_comments(number) if int(c["id"]) == int(own["id"])]
+    cached = [c for c in tracker.store.comments.cached(number) if int(c["id"]) == int(own["id"])]
     assert [(c["body"], c["editor"]) for c in cached] == [(text, {"login": tracker.store.token_login()})]
 
 
@@ -226,7 +226,7 @@ def test_only_parkbot_s_own_answer_record_counts_and_an_edited_one_is_written_ba
 def test_a_comment_already_read_with_its_issue_costs_no_request(fake: FakeGitHub, tracker: GitHubTracker) -> None:
     number = issue_number(fake, tracker)
     posted = fake.add_comment(number, "/decide full_original", author="alice")
-    tracker.store.comments_of(number, refresh=True)
+    tracker.store.comments.of(number, refresh=True)
     fake.reset_log()
     assert untimed(tracker.comment_record(number, posted.id)) == CommentRecord("alice", "/decide full_original", None)
     assert fake.request_count == 0
@@ -247,10 +247,10 @@ def test_what_parkbot_writes_is_what_it_remembers_of_the_issue_s_comments(
     raw = tracker.comments.upsert(number, "reply", "77", render_reply("77", "A."))
     fake.edit_comment(int(raw["id"]), render_reply("77", "B."), editor="mallory")
     tracker.comments.upsert(number, "reply", "77", render_reply("77", "A."))
-    cached = [(c["body"], c.get("editor")) for c in tracker.store.cached_comments(number) if c["id"] == raw["id"]]
+    cached = [(c["body"], c.get("editor")) for c in tracker.store.comments.cached(number) if c["id"] == raw["id"]]
     assert cached == [(render_reply("77", "A."), {"login": tracker.store.token_login()})]
     added = tracker.comments.upsert(number, "reply", "78", render_reply("78", "C."))
-    assert [c["id"] for c in tracker.store.cached_comments(number)][-1] == added["id"]
+    assert [c["id"] for c in tracker.store.comments.cached(number)][-1] == added["id"]
 
 
 @pytest.mark.parametrize(
@@ -284,7 +284,7 @@ def test_restoring_an_answer_record_that_keeps_failing_names_the_comment(
     text = render_answer_comment(decision, Answer(value="full_original", kind="option", by="alice", at=NOW))
     own = tracker.comments.post(number, text)
     fake.edit_comment(int(own["id"]), text.replace("full_original", "remaining_three"), editor="mallory")
-    tracker.store.comments_of(number, refresh=True)
+    tracker.store.comments.of(number, refresh=True)
     fake.fail_next("502", count=50, match=r"^PATCH ")
     with pytest.raises(BackendFailure) as failed:
         tracker.comments.restore_answer_record(number, DID)
@@ -304,7 +304,7 @@ def test_a_write_retried_after_a_failure_reads_the_comments_again_first(
 ) -> None:
     """The failed attempt may have landed after all: the retry looks before it writes (never posts twice)."""
     number = issue_number(fake, tracker)
-    tracker.store.comments_of(number, refresh=True)
+    tracker.store.comments.of(number, refresh=True)
     fake.reset_log()
     fake.fail_next("502", count=1, match=r"^POST .*/comments$")
     tracker.comments.upsert(number, "reply", "77", render_reply("77", "A."), refresh=False)

@@ -308,3 +308,104 @@ def test_agent_text_in_the_decision_issue_is_inert(fake: FakeGitHub) -> None:
     assert "](https://" not in visible  # no live link nor image
     assert "`https://evil.example/login)`" in visible  # the address is shown, in a code span
     assert make_tracker(fake).find(DID).question == question  # the record keeps the text as written
+
+
+# --- github reconcile authorship ----------------------------------------
+
+
+def _strip(fake: FakeGitHub, number: int, *names: str) -> None:
+    wanted = {n.casefold() for n in names}
+    fake.issues[number].labels = [n for n in fake.issues[number].labels if n.casefold() not in wanted]
+
+
+def test_the_reconcile_restores_a_decision_whose_labels_were_removed_without_the_event(fake: FakeGitHub) -> None:
+    number, pr = park_with_pull(fake)
+    _strip(fake, number, DECISION_LABEL, LABEL)  # mallory, with triage; no workflow saw it
+    _strip(fake, pr.number, LABEL)
+    fake.check_runs.clear()  # and the gate a failed run should have published is lost too
+
+    outcome = run(fake, "schedule", webhook("schedule"))
+
+    assert fake.count("GET", r"/repos/acme/widgets/issues") >= 1
+    assert any(r.query.get("creator") == fake.login for r in fake.requests if r.path.endswith("/issues"))
+    assert DECISION_LABEL in fake.issues[number].labels
+    assert LABEL in fake.issues[number].labels
+    assert LABEL in fake.issues[pr.number].labels  # the dependent is linked again
+    gate = gate_of(fake, pr.pull.head_sha)
+    assert gate is not None
+    assert gate.state == "pending"
+    assert any(i.decision_id == DID and i.action == "restored" for i in outcome.items)
+    notes = [c.body for c in fake.comments.values() if c.issue_number == number and c.user == fake.login]
+    assert any("stay blocked" in n for n in notes)
+    assert [d.id for d in make_tracker(fake).iter_decisions("open")] == [DID]
+
+
+def test_an_issue_someone_else_opened_with_a_copy_of_the_block_is_not_restored(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    copy = fake.add_issue("copy", fake.issues[number].body, labels=[], author="mallory")
+    run(fake, "schedule", webhook("schedule"))
+    assert fake.issues[copy.number].labels == []  # only issues parkbot opened are listed, and read
+
+
+def test_the_listing_follows_every_page(fake: FakeGitHub) -> None:
+    for i in range(105):  # more than one page of issues parkbot opened
+        fake.add_issue(f"log {i}", "not a decision", author=fake.login)
+    number, _ = park_with_pull(fake)
+    _strip(fake, number, DECISION_LABEL)
+    run(fake, "schedule", webhook("schedule"))
+    assert DECISION_LABEL in fake.issues[number].labels
+
+
+# --- github redelivered refusal ----------------------------------------
+
+
+def _replies(fake: FakeGitHub, number: int) -> list[str]:
+    return [c.body for c in fake.comments.values() if c.issue_number == number and c.user == fake.login]
+
+
+def test_a_redelivered_refused_command_is_silent_and_writes_nothing(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = comment_event(fake, number, "/decide no_such_option", author="alice")
+    first = run(fake, "issue_comment", payload)
+    assert first.status == "handled"
+    assert first.acted[0].kind == "refused"
+    replies = _replies(fake, number)
+
+    again = run(fake, "issue_comment", payload)  # GitHub redelivers the same event, or the run is re-run
+    assert again.status == "ignored"
+    assert "already" in again.notice
+    assert fake.writes() == []  # no reply edited in place, not even a reaction
+    assert fake.request_count <= 2  # the config and the issue with its comments
+    assert _replies(fake, number) == replies
+
+
+def test_a_redelivered_unknown_command_is_silent_too(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = comment_event(fake, number, "/decid full_original", author="alice")
+    assert run(fake, "issue_comment", payload).acted[0].kind == "refused"
+    again = run(fake, "issue_comment", payload)
+    assert again.status == "ignored"
+    assert fake.writes() == []
+
+
+def test_the_author_s_edit_of_a_refused_command_is_taken_up(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = comment_event(fake, number, "/decide no_such_option", author="alice")
+    assert run(fake, "issue_comment", payload).acted[0].kind == "refused"
+
+    fake.edit_comment(payload["comment"]["id"], "/decide full_original", editor="alice")
+    payload["action"] = "edited"
+    payload["comment"]["body"] = "/decide full_original"
+    outcome = run(fake, "issue_comment", payload)
+    assert outcome.status == "handled"
+    assert outcome.acted[0].kind == "resolved"
+    assert fake.issues[number].state == "closed"
+
+
+def test_a_reply_someone_else_forged_does_not_silence_a_command(fake: FakeGitHub) -> None:
+    number, _ = park_with_pull(fake)
+    payload = comment_event(fake, number, "/decide full_original", author="alice")
+    cid = payload["comment"]["id"]
+    fake.add_comment(number, f"<!-- parkbot:reply {cid} -->\nalready done", author="mallory")
+    outcome = run(fake, "issue_comment", payload)
+    assert outcome.acted[0].kind == "resolved"

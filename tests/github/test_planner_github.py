@@ -4,6 +4,7 @@ counts only from that login, never from a lookalike or an edited comment; owners
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +13,8 @@ from parkbot.core import lifecycle, planner
 from parkbot.core.config import Config, Owners, Planner
 from parkbot.core.errors import Refused
 from parkbot.trackers.github.render import read_marker
-from tests.support.events import comment_event, run
+from tests.support.events import AGENT, comment_event, commit, push_event, result_json, run
+from tests.support.git_helpers import make_repo
 from tests.support.github_helpers import DID, NOW, gate_of, make_tracker, needs_input
 
 PLANNER = "planner[bot]"
@@ -341,3 +343,50 @@ def comment_event_for(fake: Any, number: int, posted: Any) -> dict[str, Any]:
     )
     payload["sender"] = payload["comment"]["user"]
     return payload
+
+
+# --- planner push filer ----------------------------------------
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "checkout"
+    make_repo(path)
+    return path
+
+
+def _push(fake: Any, repo: Path, *, sender: str, author: dict[str, Any] | None = None) -> Any:
+    fake.add_commit(message="docs", branch=fake.default_branch)
+    fake.put_file("docs/refunds.md", REFUNDS)
+    sha = commit(repo, AGENT, {".parkbot/decisions/refund.json": result_json()})
+    payload = push_event(fake, AGENT, sha)
+    user = fake.add_user(sender)
+    payload["sender"] = {"login": user.login, "id": user.id, "type": user.type}
+    payload["pusher"] = {"name": user.login, "email": None}
+    if author is not None:
+        payload["head_commit"]["author"] = author
+    outcome = run(fake, "push", payload, config=CONFIG, repo_path=repo)
+    assert [(i.decision_id, i.action) for i in outcome.items if i.kind == "parked"] == [(DID, "created")]
+    decision = make_tracker(fake).find(DID)
+    assert decision is not None
+    return decision
+
+
+def test_a_push_records_its_pusher_as_the_filer(fake: Any, repo: Path) -> None:
+    decision = _push(fake, repo, sender="dev")
+    assert decision.filed_by == "dev"
+
+
+def test_a_question_the_planner_pushed_is_never_cited_by_it(fake: Any, repo: Path) -> None:
+    decision = _push(fake, repo, sender=PLANNER)
+    assert decision.filed_by == PLANNER
+    number = make_tracker(fake).location(decision).number
+    assert fake.issues[number].assignees == ["alice"]  # not routed to the planner that asked
+    refused = say(fake, number, "/cite full_original docs/refunds.md#L1", PLANNER)
+    assert [i.kind for i in refused.acted] == ["refused"]
+
+
+def test_a_commit_the_planner_wrote_counts_as_the_planner_s_even_pushed_by_another(fake: Any, repo: Path) -> None:
+    author = {"name": "planner", "email": "planner@example.com", "username": PLANNER}
+    decision = _push(fake, repo, sender="github-actions[bot]", author=author)
+    assert decision.filed_by == PLANNER

@@ -9,7 +9,7 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.models import NeedsInput, parse_result
 from parkbot.core.tracker import GateResult
-from tests.memory_tracker import MemoryTracker
+from tests.support.memory_tracker import MemoryTracker
 
 CONFIG = Config(owners=Owners(default="alice"))
 SHA = "a" * 40

@@ -9,8 +9,8 @@ branch opened later, in the moments before its first gate runs).
 from __future__ import annotations
 
 from parkbot.core import lifecycle
-from tests.fakegithub import FakeGitHub
-from tests.github_support import CONFIG, DID, NOW, gate_of, make_tracker, needs_input
+from tests.support.fakegithub import FakeGitHub
+from tests.support.github_helpers import CONFIG, DID, NOW, gate_of, make_tracker, needs_input
 
 
 def test_a_pull_request_at_the_head_of_a_blocked_branch_does_not_turn_the_commit_green(fake: FakeGitHub) -> None:
