@@ -132,7 +132,11 @@ def test_a_configuration_written_by_hand_is_never_overwritten_without_force(tmp_
     result = init(repo, "--json")
     assert result.exit_code == 0
     actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
-    assert actions == {".github/parkbot.yml": "kept", ".github/parkbot.schema.json": "created"}
+    assert actions == {
+        ".github/parkbot.yml": "kept",
+        ".github/parkbot.schema.json": "created",
+        ".github/workflows/gate-git-backlog.yml": "created",
+    }
     assert (repo / ".github" / "parkbot.yml").read_text() == "owners:\n  default: dana\n"
 
 
