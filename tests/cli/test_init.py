@@ -23,7 +23,7 @@ from parkbot.trackers.github.setup import STANDING_LABELS
 from tests.support.fakegithub import FakeGitHub
 from tests.support.github_helpers import TOKEN, fake_github
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHA = "0123456789abcdef0123456789abcdef01234567"
 
 
@@ -275,7 +275,7 @@ def test_init_ends_with_parkbot_doctor_when_it_is_registered(tmp_path: Path, mon
     repo = fresh_repo(tmp_path)
     without = init(repo)
     assert "DOCTOR" not in without.stdout
-    monkeypatch.setitem(cli_module.COMMANDS, "doctor", ("tests.test_init", "fake_doctor", "Check the setup."))
+    monkeypatch.setitem(cli_module.COMMANDS, "doctor", ("tests.cli.test_init", "fake_doctor", "Check the setup."))
     monkeypatch.delitem(cli.commands, "doctor", raising=False)
     try:
         result = init(repo, "--github")
