@@ -36,6 +36,8 @@ GITHUB_WORKFLOWS = (
     "park-from-agent-branches.yml",
     "nightly-reconcile.yml",
 )
+#: The workflows ``--git`` writes: the gate of pull requests on the embedded backlog.
+GIT_WORKFLOWS = ("gate-git-backlog.yml",)
 #: The action line of the shipped workflows, which ``--action`` replaces.
 TEMPLATE_ACTION = re.compile(r"^(?P<indent>\s*- )uses: OWNER/REPO/actions/parkbot@\S+ # .*$", re.MULTILINE)
 #: What ``--action`` may be: ``owner/repo[/path]@ref``, nothing a YAML line could misread.
@@ -194,6 +196,8 @@ def plan(top: Path, mode: Mode, action: str | None) -> list[Planned]:
     files = [Planned(CONFIG_PATH, config_text(mode, read_codeowners(top))), Planned(SCHEMA_PATH, schema_text())]
     if mode == "github":
         files += [Planned(f"{WORKFLOWS_DIR}/{name}", workflow_text(name, action)) for name in GITHUB_WORKFLOWS]
+    else:
+        files += [Planned(f"{WORKFLOWS_DIR}/{name}", workflow_text(name, None)) for name in GIT_WORKFLOWS]
     return files
 
 

@@ -18,7 +18,7 @@ from click.testing import CliRunner, Result
 
 from parkbot.cli import cli
 from parkbot.core.config import config_json_schema, parse_config
-from parkbot.setup_files import GITHUB_WORKFLOWS
+from parkbot.setup_files import GIT_WORKFLOWS, GITHUB_WORKFLOWS
 from parkbot.trackers.github.setup import STANDING_LABELS
 from tests.support.fakegithub import FakeGitHub
 from tests.support.github_helpers import TOKEN, fake_github
@@ -57,10 +57,19 @@ def test_init_twice_in_a_fresh_repository_the_second_run_changes_nothing(tmp_pat
     repo = fresh_repo(tmp_path, codeowners="# owners\n*       @alice @bob\n/docs/ @acme/writers\n")
     first = init(repo)
     assert first.exit_code == 0, first.output
-    assert done(first) == {".github/parkbot.yml": "created", ".github/parkbot.schema.json": "created"}
+    assert done(first) == {
+        ".github/parkbot.yml": "created",
+        ".github/parkbot.schema.json": "created",
+        ".github/workflows/gate-git-backlog.yml": "created",
+    }
     assert "parkbot gate --ref BRANCH" in first.stdout  # what to do next on the git backlog
     written = snapshot(repo)
-    assert set(written) == {".github/CODEOWNERS", ".github/parkbot.yml", ".github/parkbot.schema.json"}
+    assert set(written) == {
+        ".github/CODEOWNERS",
+        ".github/parkbot.yml",
+        ".github/parkbot.schema.json",
+        ".github/workflows/gate-git-backlog.yml",
+    }
 
     config_text = (repo / ".github" / "parkbot.yml").read_text()
     assert config_text.startswith("# yaml-language-server: $schema=parkbot.schema.json\n")
@@ -123,7 +132,11 @@ def test_a_configuration_written_by_hand_is_never_overwritten_without_force(tmp_
     result = init(repo, "--json")
     assert result.exit_code == 0
     actions = {f["path"]: f["action"] for f in json.loads(result.stdout)["files"]}
-    assert actions == {".github/parkbot.yml": "kept", ".github/parkbot.schema.json": "created"}
+    assert actions == {
+        ".github/parkbot.yml": "kept",
+        ".github/parkbot.schema.json": "created",
+        ".github/workflows/gate-git-backlog.yml": "created",
+    }
     assert (repo / ".github" / "parkbot.yml").read_text() == "owners:\n  default: dana\n"
 
 
@@ -181,12 +194,12 @@ def test_outside_a_repository_init_says_so(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_the_shipped_workflows_are_the_documented_ones() -> None:
-    for name in GITHUB_WORKFLOWS:
+    for name in (*GITHUB_WORKFLOWS, *GIT_WORKFLOWS):
         shipped = (ROOT / "bot" / "parkbot" / "workflows" / name).read_text()
         assert shipped == (ROOT / "docs" / "workflows" / name).read_text(), (
             f"copy docs/workflows/{name} to bot/parkbot/workflows/"
         )
-    assert {p.name for p in (ROOT / "docs" / "workflows").glob("*.yml")} == set(GITHUB_WORKFLOWS)
+    assert {p.name for p in (ROOT / "docs" / "workflows").glob("*.yml")} == {*GITHUB_WORKFLOWS, *GIT_WORKFLOWS}
 
 
 # --- against GitHub --------------------------------------------------------------------------------------

@@ -117,6 +117,7 @@ def test_the_examples_exist_with_their_triggers() -> None:
         "gate-fork-pull-requests.yml": {"workflow_run"},
         "park-from-agent-branches.yml": {"push"},
         "nightly-reconcile.yml": {"schedule", "workflow_dispatch"},
+        "gate-git-backlog.yml": {"pull_request"},
     }
 
 

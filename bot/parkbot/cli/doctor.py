@@ -19,6 +19,7 @@ from parkbot.core.config import CONFIG_PATH, Config, parse_config
 from parkbot.core.doctor import (
     ACTIONS_LOGIN,
     GITHUB_ACTIONS_APP_ID,
+    DeclaredPermissions,
     Diagnosis,
     GitFacts,
     RepositoryFacts,
@@ -83,7 +84,15 @@ def github_facts(env: Mapping[str, str], mode: str, repo: str = ".") -> Reposito
         expected_login=config.bot_login or default_login,
         config_problem=config_problem,
         workflow_permissions=protection.workflow_permissions(client) if mode == "action" else None,
+        declared_permissions=_declared(client, branch) if mode == "action" else None,
     )
+
+
+def _declared(client: Any, branch: str) -> tuple[DeclaredPermissions, ...] | None:
+    from parkbot.trackers.github import protection
+
+    found = protection.declared_permissions(client, branch)
+    return tuple(found) if found is not None else None
 
 
 def git_facts(repo: str) -> GitFacts:

@@ -25,6 +25,8 @@ GITHUB_ADVICE = [
 ]
 GIT_ADVICE = [
     "Gate a branch before you merge it: parkbot gate --ref BRANCH (exit 1 while a decision blocks it).",
+    "On GitHub, .github/workflows/gate-git-backlog.yml runs that gate on every pull request: set PARKBOT_VERSION "
+    "in it to your release, commit it, and make its check, parkbot gate, a required status check.",
     "Share the backlog with your team: parkbot sync (it needs a remote; git push origin refs/parkbot/backlog "
     "works too when one machine writes).",
     "With answers: {require_signed: true}, protect your default branch with required reviews, so nobody "

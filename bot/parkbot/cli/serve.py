@@ -73,6 +73,14 @@ def _status_text(data: dict[str, Any]) -> str:
     type=DurationType(allow_zero=True),
     help="How often to ask GitHub to redeliver deliveries that failed while the server was down (0: only at start).",
 )
+@click.option(
+    "--retention",
+    default="7d",
+    show_default=True,
+    type=DurationType(),
+    help="How long a handled delivery stays in the SQLite queue before it is deleted (at least 3d: GitHub keeps "
+    "deliveries three days).",
+)
 @click.option("--status", "show_status", is_flag=True, help="Print the queue (waiting, failed deliveries) and exit.")
 @click.option("--json", "as_json", is_flag=True, help="With --status: one JSON object on stdout.")
 def serve(
@@ -84,6 +92,7 @@ def serve(
     max_attempts: int,
     backoff: Duration,
     recover_every: Duration,
+    retention: Duration,
     show_status: bool,
     as_json: bool,
 ) -> None:
@@ -104,7 +113,7 @@ def serve(
 
     env = os.environ
     try:
-        queue = open_queue(queue_url, lease=lease.seconds, max_attempts=max_attempts)
+        queue = open_queue(queue_url, lease=lease.seconds, max_attempts=max_attempts, retention=retention.seconds)
     except ParkbotError as exc:
         _fail(exc)
         return

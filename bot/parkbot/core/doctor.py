@@ -45,6 +45,46 @@ class Finding:
     message: str
 
 
+#: The most a job of parkbot's workflows needs (docs/github-actions.md, "Permissions, and why");
+#: ``statuses: write`` only with ``gate.publish: status`` or ``both``.
+LEAST_PERMISSIONS: dict[str, str] = {
+    "contents": "read",
+    "issues": "write",
+    "pull-requests": "write",
+    "checks": "write",
+    "statuses": "write",
+}
+
+
+@dataclass(frozen=True)
+class DeclaredPermissions:
+    """The ``permissions:`` a job that runs parkbot gets, as its workflow file declares them.
+
+    ``permissions``: the job's own block, else the workflow's; a mapping of scope to level, the
+    shorthand ``read-all`` / ``write-all``, or None when neither declares any (the repository's default).
+    """
+
+    path: str
+    job: str
+    permissions: dict[str, str] | str | None
+
+
+def broader_than_needed(declared: DeclaredPermissions) -> list[str]:
+    """The grants of ``declared`` beyond :data:`LEAST_PERMISSIONS`, worded for the finding; empty when least."""
+    granted = declared.permissions
+    if granted is None:
+        return ["no permissions: block (the job gets the repository's default token)"]
+    if isinstance(granted, str):
+        return [] if granted == "{}" else [f"permissions: {granted}"]
+    broader = []
+    for scope, level in sorted(granted.items()):
+        allowed = LEAST_PERMISSIONS.get(scope)
+        if level == "none" or level == allowed or (level == "read" and allowed == "write"):
+            continue
+        broader.append(f"{scope}: {level}")
+    return broader
+
+
 @dataclass(frozen=True)
 class RepositoryFacts:
     """What the GitHub adapter read about one repository.
@@ -64,6 +104,8 @@ class RepositoryFacts:
     config_problem: str | None = None
     #: ``read`` or ``write``: the default permissions of workflows' GITHUB_TOKEN (action mode), None unread.
     workflow_permissions: str | None = None
+    #: The permissions of each job of parkbot's workflows on the default branch (action mode); None unread.
+    declared_permissions: tuple[DeclaredPermissions, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -163,7 +205,35 @@ def diagnose_github(facts: RepositoryFacts) -> Diagnosis:
         )
     elif facts.mode == "action" and facts.workflow_permissions == "read":
         out.findings.append(Finding("ok", "workflow permissions", "workflows get a read-only token by default"))
+    if facts.mode == "action" and facts.declared_permissions is not None:
+        out.findings += _declared_findings(facts.declared_permissions)
     return out
+
+
+def _declared_findings(declared: tuple[DeclaredPermissions, ...]) -> list[Finding]:
+    """A warning per job of parkbot's workflows that is granted more than parkbot needs."""
+    findings = []
+    for job in declared:
+        broader = broader_than_needed(job)
+        if broader:
+            least = ", ".join(f"{scope}: {level}" for scope, level in LEAST_PERMISSIONS.items())
+            findings.append(
+                Finding(
+                    "warning",
+                    "workflow permissions",
+                    f"{job.path}, job {job.job}, grants more than parkbot needs ({'; '.join(broader)}): declare only "
+                    f"what it uses, at most {least} (statuses only with gate.publish: status or both), and "
+                    "permissions: {} at the top of the workflow",
+                )
+            )
+    if declared and not findings:
+        names = sorted({job.path for job in declared})
+        findings.append(
+            Finding(
+                "ok", "workflow permissions", f"parkbot's workflows declare the least they need ({', '.join(names)})"
+            )
+        )
+    return findings
 
 
 def diagnose_git(facts: GitFacts) -> Diagnosis:

@@ -8,6 +8,12 @@ next run, and a **lease with an expiry**: a worker killed mid-job (SIGKILL) leav
 the next worker takes the job again. Every claim is one ``BEGIN IMMEDIATE`` transaction, so several
 processes on one host may share the file.
 
+Retention: a handled delivery's row (its body is already dropped) is kept ``retention`` seconds after it was
+handled, then deleted, so the file does not grow forever. It may not be shorter than the three days GitHub keeps
+deliveries: the recovery asks GitHub to redeliver only deliveries the queue has not seen, and a row deleted
+sooner would let a delivery GitHub counts as failed be handled twice. Failed rows are kept (``--status`` shows
+them until someone looks).
+
 Ordering: a delivery runs only when no earlier delivery of the same item is still queued or running, so
 deliveries for one issue or pull request are handled in order, one at a time, and others in parallel.
 """
@@ -30,6 +36,12 @@ if TYPE_CHECKING:
     from parkbot.serve.worker import Workers
 
 State = Literal["queued", "running", "done", "failed"]
+#: How long a handled delivery's row is kept by default (seconds): a week.
+RETENTION = 7 * 86400.0
+#: The shortest retention allowed: GitHub keeps (and may redeliver) deliveries for three days.
+MIN_RETENTION = 3 * 86400.0
+#: How often, at most, handled rows past their retention are deleted (seconds).
+PURGE_EVERY = 3600.0
 
 
 @dataclass(frozen=True)
@@ -115,6 +127,7 @@ CREATE TABLE IF NOT EXISTS deliveries (
 );
 CREATE INDEX IF NOT EXISTS deliveries_item ON deliveries (item, state);
 CREATE INDEX IF NOT EXISTS deliveries_ready ON deliveries (state, next_run_at);
+CREATE INDEX IF NOT EXISTS deliveries_finished ON deliveries (state, finished_at);
 """
 
 #: Jobs that may run now: queued and due, or running under an expired lease (its worker died), with no
@@ -139,12 +152,16 @@ class SqliteQueue:
         *,
         lease: float = 60.0,
         max_attempts: int = 5,
+        retention: float = RETENTION,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        check_retention(retention)
         self.path = str(path)
         self.lease = lease
         self.max_attempts = max_attempts
+        self.retention = retention
         self.clock = clock
+        self._purged_at: float | None = None
         self._lock = threading.Lock()
         self._workers: Workers | None = None
         try:
@@ -165,8 +182,23 @@ class SqliteQueue:
             )
             return cursor.rowcount == 1
 
+    def purge(self) -> int:
+        """Delete handled deliveries finished more than ``retention`` seconds ago; how many."""
+        now = self.clock()
+        with self._lock:
+            cursor = self._db.execute(
+                "DELETE FROM deliveries WHERE state = 'done' AND finished_at < ?", (now - self.retention,)
+            )
+            self._purged_at = now
+            return cursor.rowcount
+
+    def _purge_due(self, now: float) -> bool:
+        return self._purged_at is None or now - self._purged_at >= PURGE_EVERY
+
     def claim(self, worker: str) -> Job | None:
         now = self.clock()
+        if self._purge_due(now):
+            self.purge()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -257,7 +289,16 @@ class SqliteQueue:
             self._db.close()
 
 
-def open_queue(url: str, *, lease: float = 60.0, max_attempts: int = 5) -> Queue:
+def check_retention(retention: float) -> None:
+    """Handled deliveries are kept at least as long as GitHub may redeliver them (exit 2 otherwise)."""
+    if retention < MIN_RETENTION:
+        raise InvalidInput(
+            f"--retention must be at least 3d (GitHub keeps deliveries three days, and a delivery forgotten "
+            f"sooner could be handled twice), got {retention / 86400:g}d"
+        )
+
+
+def open_queue(url: str, *, lease: float = 60.0, max_attempts: int = 5, retention: float = RETENTION) -> Queue:
     """``sqlite:///PATH`` (one host) or ``postgresql://...`` (several instances); anything else: exit 2."""
     scheme = urlsplit(url).scheme.lower()
     if scheme == "sqlite":
@@ -269,9 +310,11 @@ def open_queue(url: str, *, lease: float = 60.0, max_attempts: int = 5) -> Queue
                 "--queue: sqlite:///PATH needs a file path, e.g. sqlite:///queue.db (relative) or "
                 "sqlite:////var/lib/parkbot/queue.db (absolute)"
             )
-        return SqliteQueue(path, lease=lease, max_attempts=max_attempts)
+        return SqliteQueue(path, lease=lease, max_attempts=max_attempts, retention=retention)
     if scheme in ("postgresql", "postgres"):
         from parkbot.serve.pgqueue import PostgresQueue
+
+        check_retention(retention)
 
         return PostgresQueue(url, lease=lease, max_attempts=max_attempts)
     shown = url.split("://", 1)[0] + "://..." if "://" in url else url

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from github import GithubException
 
-from parkbot.core.doctor import RequiredCheck
+from parkbot.core.doctor import DeclaredPermissions, RequiredCheck
 from parkbot.core.errors import BackendFailure
 from parkbot.trackers.github.client import GitHubClient, backend_failure
 
@@ -112,3 +112,73 @@ def workflow_permissions(client: GitHubClient) -> str | None:
         return client.transport.run("read the default workflow permissions", get)
     except GithubException as exc:
         raise backend_failure(exc, "read the default workflow permissions", client.transport) from None
+
+
+#: Where GitHub reads a repository's workflows.
+WORKFLOWS = ".github/workflows"
+
+
+def _runs_parkbot(step: object) -> bool:
+    """A step that uses the parkbot action (``.../actions/parkbot@REF``, ``./actions/parkbot``) or runs ``parkbot``."""
+    if not isinstance(step, dict):
+        return False
+    uses = step.get("uses")
+    if isinstance(uses, str) and uses.split("@", 1)[0].rstrip("/").endswith("actions/parkbot"):
+        return True
+    run = step.get("run")
+    return isinstance(run, str) and any(line.strip().startswith("parkbot ") for line in run.splitlines())
+
+
+def _permissions(value: object) -> dict[str, str] | str | None:
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items()} or "{}"
+    return str(value)
+
+
+def declared_permissions(client: GitHubClient, branch: str) -> list[DeclaredPermissions] | None:
+    """The ``permissions:`` of each job that runs parkbot in ``.github/workflows/*.yml`` on ``branch``.
+
+    Read through the contents API (the directory, then each workflow file); None when the folder cannot
+    be read (403). A file that is not valid YAML is skipped: GitHub would not run it either.
+    """
+    import base64
+
+    import yaml
+
+    base = f"{client.settings.api_url}/repos/{client.repository}/contents/{WORKFLOWS}"
+
+    def get(attempt: int) -> list[DeclaredPermissions] | None:
+        try:
+            _, listing = client.github.requester.requestJsonAndCheck("GET", base, parameters={"ref": branch})
+        except GithubException as exc:
+            if exc.status == 404:
+                return []
+            if exc.status == 403:
+                return None
+            raise
+        out: list[DeclaredPermissions] = []
+        for entry in listing if isinstance(listing, list) else []:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            if entry.get("type") != "file" or not isinstance(name, str) or not name.endswith((".yml", ".yaml")):
+                continue
+            _, data = client.github.requester.requestJsonAndCheck("GET", f"{base}/{name}", parameters={"ref": branch})
+            try:
+                text = base64.b64decode(data.get("content") or "").decode("utf-8")
+                workflow = yaml.safe_load(text)
+            except (ValueError, UnicodeDecodeError, yaml.YAMLError):
+                continue
+            if not isinstance(workflow, dict) or not isinstance(workflow.get("jobs"), dict):
+                continue
+            for job_name, job in workflow["jobs"].items():
+                if not isinstance(job, dict) or not any(_runs_parkbot(s) for s in job.get("steps") or []):
+                    continue
+                granted = job["permissions"] if "permissions" in job else workflow.get("permissions")
+                out.append(DeclaredPermissions(f"{WORKFLOWS}/{name}", str(job_name), _permissions(granted)))
+        return out
+
+    try:
+        return client.transport.run("read parkbot's workflow files", get)
+    except GithubException as exc:
+        raise backend_failure(exc, "read parkbot's workflow files", client.transport) from None
