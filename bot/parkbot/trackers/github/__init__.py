@@ -67,6 +67,9 @@ first sees them, which keeps resolution within 4 requests per dependent.
 # The doorway: what the rest of parkbot (the translators, the CLI, parkbot.backends) may import from this
 # adapter; tests/test_architecture.py holds them to it.
 from parkbot.trackers.github.access import assignable_login
+from parkbot.trackers.github.app import AppCredentials, GitHubApp
+from parkbot.trackers.github.app_settings import app_credentials
+from parkbot.trackers.github.client import GitHubClient
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
 from parkbot.trackers.github.dependents import NATIVE_UNAVAILABLE
 from parkbot.trackers.github.gate import STATUS_STATES
@@ -93,9 +96,11 @@ from parkbot.trackers.github.labels import (
     index_label,
     precedent_labels,
 )
+from parkbot.trackers.github.pacing import install as install_pacing
 from parkbot.trackers.github.question_log import DERIVED_EVENTS, derived_log
 from parkbot.trackers.github.render import ParseError, decision_payload, read_marker
 from parkbot.trackers.github.setup import create_standing_labels
+from parkbot.trackers.github.store import IssueStore
 from parkbot.trackers.github.tracker import GitHubTracker
 
 __all__ = [
@@ -120,8 +125,13 @@ __all__ = [
     "STATUS_CONTEXT",
     "STATUS_STATES",
     "TRACKED_LABEL",
+    "AppCredentials",
+    "GitHubApp",
+    "GitHubClient",
     "GitHubTracker",
+    "IssueStore",
     "ParseError",
+    "app_credentials",
     "assignable_login",
     "branch_label",
     "branch_labels",
@@ -129,6 +139,7 @@ __all__ = [
     "decision_payload",
     "derived_log",
     "index_label",
+    "install_pacing",
     "precedent_labels",
     "read_marker",
 ]
