@@ -18,13 +18,15 @@ what it needs and nothing more:
   histories, memberships, marks, dashboards).
 * :mod:`~parkbot.trackers.github.issues` and :mod:`~parkbot.trackers.github.issue_writes`: a decision is a
   labeled issue holding a hidden block; claiming, finding and polling it, reading it only as parkbot's own
-  login wrote it; filing, updating and closing it.
+  login wrote it; filing, updating and closing it; :mod:`~parkbot.trackers.github.unindexed`: those that lost
+  their labels, found by authorship.
 * :mod:`~parkbot.trackers.github.comments`: bot comments with hidden markers (answer records, pointers,
   replies, notices, the overflow of a long ``work_so_far``), and whose words a comment carries.
 * :mod:`~parkbot.trackers.github.answers`: resolution steps (a) and (b), the answer record and the
   pointers to it on the dependents.
 * :mod:`~parkbot.trackers.github.dependents`: which pull requests depend on which decisions (the edges, the
-  branch index).
+  branch index); :mod:`~parkbot.trackers.github.pull_reads`: what a pull request's commits and native
+  dependencies say.
 * :mod:`~parkbot.trackers.github.gate`: the check run (or commit status) on dependents (blocking, clearing,
   publishing).
 * :mod:`~parkbot.trackers.github.question_log`: the ``parkbot:log`` issue, the question log, the budgets'
@@ -36,6 +38,8 @@ what it needs and nothing more:
 * :mod:`~parkbot.trackers.github.reactions`: 👀 / 👍 / 😕 on command comments.
 * :mod:`~parkbot.trackers.github.labels`: the label names, and the index labels that budgets, precedents and
   branches are looked up by.
+* :mod:`~parkbot.trackers.github.app` and :mod:`~parkbot.trackers.github.app_settings`: parkbot as a GitHub App
+  (JWT, installation tokens) and the App's settings from the environment.
 * :mod:`~parkbot.trackers.github.pacing`: content creation paced to GitHub's limits, and the waits shown.
 * :mod:`~parkbot.trackers.github.queries` and :mod:`~parkbot.trackers.github.trust`: the GraphQL documents that
   read decisions with their authorship, and the pure rules for whose words a text carries.
@@ -71,7 +75,6 @@ from parkbot.trackers.github.app import AppCredentials, GitHubApp
 from parkbot.trackers.github.app_settings import app_credentials
 from parkbot.trackers.github.client import GitHubClient
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
-from parkbot.trackers.github.dependents import NATIVE_UNAVAILABLE
 from parkbot.trackers.github.gate import STATUS_STATES
 from parkbot.trackers.github.gate_text import STATUS_CONTEXT
 from parkbot.trackers.github.labels import (
@@ -97,6 +100,7 @@ from parkbot.trackers.github.labels import (
     precedent_labels,
 )
 from parkbot.trackers.github.pacing import install as install_pacing
+from parkbot.trackers.github.pull_reads import NATIVE_UNAVAILABLE
 from parkbot.trackers.github.question_log import DERIVED_EVENTS, derived_log
 from parkbot.trackers.github.render import ParseError, decision_payload, read_marker
 from parkbot.trackers.github.setup import create_standing_labels

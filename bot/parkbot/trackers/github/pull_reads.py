@@ -1,0 +1,64 @@
+"""What a pull request says about the decisions it depends on: its commits' messages (for ``Blocked-by:``
+trailers) with the issues they name, and GitHub's native issue dependencies.
+
+Reads only; :mod:`~parkbot.trackers.github.dependents` decides what they mean and records the edges.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from github import GithubException
+
+from parkbot.core.errors import InvalidInput
+from parkbot.trackers.github import queries
+
+if TYPE_CHECKING:
+    from parkbot.trackers.github.store import FoundIssue, IssueStore
+
+#: Statuses on the native dependency endpoints that mean "not available here" (plan, GHES version, PRs).
+NATIVE_UNAVAILABLE = frozenset({403, 404, 410, 422})
+
+
+def commits_and_issues(
+    store: IssueStore, number: int, node_ids: list[str]
+) -> tuple[list[str], list[FoundIssue] | None]:
+    """The commit messages of pull request ``number`` and the issues ``node_ids`` name, read with who
+    wrote and edited each: one GraphQL request (plus one per 100 commits beyond the first 100).
+
+    The issues are None when GitHub finds one of them no more (it then answers nothing at all).
+    """
+    messages: list[str] = []
+    issues: list[FoundIssue] = []
+    after: str | None = None
+    ids = node_ids
+    while True:
+        variables = {"number": number, "after": after, "ids": ids}
+        answer = store.graphql(f"list the commits of #{number}", queries.PULL_GATE, variables)
+        if answer is None:
+            if ids:
+                return messages, None
+            raise InvalidInput(f"#{number} is not a pull request in {store.repository}")
+        data = answer
+        issues += [store.found_from(n) for n in data.get("nodes") or [] if n and n.get("__typename") == "Issue"]
+        pull = (data.get("repository") or {}).get("pullRequest") or {}
+        page = pull.get("commits") or {}
+        messages += [((n.get("commit") or {}).get("message") or "") for n in page.get("nodes") or [] if n]
+        info = page.get("pageInfo") or {}
+        if not info.get("hasNextPage"):
+            return messages, issues
+        after, ids = info.get("endCursor"), []
+
+
+def native_blockers(store: IssueStore, number: int) -> tuple[list[dict[str, Any]], bool]:
+    """The issues GitHub's native dependencies say block ``number``, and whether they are available here."""
+
+    def get(_: int) -> tuple[list[dict[str, Any]], bool]:
+        try:
+            return store.raw_list(store.issue(number).get_blocked_by()), True
+        except GithubException as exc:
+            if exc.status in NATIVE_UNAVAILABLE:
+                return [], False
+            raise
+
+    return store.unit(f"list the native dependencies of #{number}", get)
