@@ -25,8 +25,8 @@ what it needs and nothing more:
 * :mod:`~parkbot.trackers.github.answers`: resolution steps (a) and (b), the answer record and the
   pointers to it on the dependents.
 * :mod:`~parkbot.trackers.github.dependents`: which pull requests depend on which decisions (the edges, the
-  branch index); :mod:`~parkbot.trackers.github.pull_reads`: what a pull request's commits and native
-  dependencies say.
+  branch index); :mod:`~parkbot.trackers.github.pull_reads`: what a pull request's commits (and the
+  issues its native dependencies name) say.
 * :mod:`~parkbot.trackers.github.gate`: the check run (or commit status) on dependents (blocking, clearing,
   publishing).
 * :mod:`~parkbot.trackers.github.question_log`: the ``parkbot:log`` issue, the question log, the budgets'
@@ -75,6 +75,7 @@ from parkbot.trackers.github.app import AppCredentials, GitHubApp
 from parkbot.trackers.github.app_settings import app_credentials
 from parkbot.trackers.github.client import GitHubClient
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
+from parkbot.trackers.github.dependents import NATIVE_UNAVAILABLE
 from parkbot.trackers.github.gate import STATUS_STATES
 from parkbot.trackers.github.gate_text import STATUS_CONTEXT
 from parkbot.trackers.github.labels import (
@@ -100,7 +101,6 @@ from parkbot.trackers.github.labels import (
     precedent_labels,
 )
 from parkbot.trackers.github.pacing import install as install_pacing
-from parkbot.trackers.github.pull_reads import NATIVE_UNAVAILABLE
 from parkbot.trackers.github.question_log import DERIVED_EVENTS, derived_log
 from parkbot.trackers.github.render import ParseError, decision_payload, read_marker
 from parkbot.trackers.github.setup import create_standing_labels

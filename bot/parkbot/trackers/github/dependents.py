@@ -50,7 +50,7 @@ from parkbot.core.links import unverifiable_link
 from parkbot.core.models import Decision
 from parkbot.trackers.github.dependent_text import PR_TARGET, TRAILER, body_refs, head_branch
 from parkbot.trackers.github.labels import LABEL_PREFIX, TRACKED_LABEL, branch_label, decision_label
-from parkbot.trackers.github.pull_reads import NATIVE_UNAVAILABLE, commits_and_issues, native_blockers
+from parkbot.trackers.github.pull_reads import commits_and_issues
 from parkbot.trackers.github.render import ParseError, decision_payload
 from parkbot.trackers.github.store import FoundIssue, already_exists, has_label, label_names, log
 
@@ -58,6 +58,9 @@ if TYPE_CHECKING:
     from parkbot.trackers.github.issue_writes import DecisionWrites
     from parkbot.trackers.github.issues import DecisionIssues
     from parkbot.trackers.github.store import IssueStore
+
+#: Statuses on the native dependency endpoints that mean "not available here" (plan, GHES version, PRs).
+NATIVE_UNAVAILABLE = frozenset({403, 404, 410, 422})
 
 
 class Dependents:
@@ -328,7 +331,7 @@ class Dependents:
         pull = self._store.pulls.get(number, fresh=True)
         if pull is None:
             raise InvalidInput(f"#{number} is not a pull request in {self._store.repository}")
-        native_raw, native_ok = native_blockers(self._store, number)
+        native_raw, native_ok = self._native_blockers(number)
         ids = [str(r["node_id"]) for r in native_raw if r.get("node_id") and not r.get("pull_request")]
         commits, natives = commits_and_issues(self._store, number, ids)
         stand_ins: dict[str, Decision] = {}
@@ -433,6 +436,17 @@ class Dependents:
             if hit is not None and target in hit[0].dependents:  # the hash could collide: check the name
                 hits.append(hit)
         return hits
+
+    def _native_blockers(self, number: int) -> tuple[list[dict[str, Any]], bool]:
+        def get(_: int) -> tuple[list[dict[str, Any]], bool]:
+            try:
+                return self._store.raw_list(self._store.issue(number).get_blocked_by()), True
+            except GithubException as exc:
+                if exc.status in NATIVE_UNAVAILABLE:
+                    return [], False
+                raise
+
+        return self._store.unit(f"list the native dependencies of #{number}", get)
 
     def _record_edges(
         self,

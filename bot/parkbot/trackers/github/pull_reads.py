@@ -1,23 +1,18 @@
-"""What a pull request says about the decisions it depends on: its commits' messages (for ``Blocked-by:``
-trailers) with the issues they name, and GitHub's native issue dependencies.
+"""What a pull request's commits say about the decisions it depends on: their messages (for ``Blocked-by:``
+trailers), read together with the issues its native dependencies name.
 
 Reads only; :mod:`~parkbot.trackers.github.dependents` decides what they mean and records the edges.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from github import GithubException
+from typing import TYPE_CHECKING
 
 from parkbot.core.errors import InvalidInput
 from parkbot.trackers.github import queries
 
 if TYPE_CHECKING:
     from parkbot.trackers.github.store import FoundIssue, IssueStore
-
-#: Statuses on the native dependency endpoints that mean "not available here" (plan, GHES version, PRs).
-NATIVE_UNAVAILABLE = frozenset({403, 404, 410, 422})
 
 
 def commits_and_issues(
@@ -48,17 +43,3 @@ def commits_and_issues(
         if not info.get("hasNextPage"):
             return messages, issues
         after, ids = info.get("endCursor"), []
-
-
-def native_blockers(store: IssueStore, number: int) -> tuple[list[dict[str, Any]], bool]:
-    """The issues GitHub's native dependencies say block ``number``, and whether they are available here."""
-
-    def get(_: int) -> tuple[list[dict[str, Any]], bool]:
-        try:
-            return store.raw_list(store.issue(number).get_blocked_by()), True
-        except GithubException as exc:
-            if exc.status in NATIVE_UNAVAILABLE:
-                return [], False
-            raise
-
-    return store.unit(f"list the native dependencies of #{number}", get)
