@@ -31,6 +31,7 @@ CLAIMED: tuple[type, ...] = (
     core.LoggedEvents,
     core.CommentReactions,
     core.UnindexedDecisions,
+    core.CommandCommentFacts,
 )
 PACKAGE = Path(parkbot.trackers.github.__file__).parent
 #: The modules GitHubTracker is composed of.

@@ -86,6 +86,7 @@ OPERATIONS: tuple[str, ...] = (
     "rate-limit/get",
     # ghcost
     "reactions/create-for-issue-comment",  # 👀 / 👍 / 😕 on the comment a command came in
+    "reactions/list-for-issue-comment",  # the reconcile: command comments parkbot never took up
     # ghtrust: the gate as a check run (only GitHub Apps write them)
     "checks/create",
     "checks/update",

@@ -31,6 +31,7 @@ from parkbot.core.models import Answer, Decision, LogEntry
 if TYPE_CHECKING:
     from parkbot.core.authority import Actor
     from parkbot.core.dashboard_index import DashboardIndex
+    from parkbot.core.untaken import CommentFacts
 
 GateState = Literal["open", "blocked"]
 #: The reactions a comment can get (GitHub's set); parkbot uses eyes (taken up), +1 (done), confused (refused).
@@ -404,6 +405,16 @@ class CommentRecords(Protocol):
 
     def comment_record(self, issue_number: int, comment_id: int | str) -> CommentRecord | None:
         """The comment now, or None when it is not there any more."""
+        ...
+
+
+@runtime_checkable
+class CommandCommentFacts(Protocol):
+    """The comments of a decision issue with what the reconcile needs to find commands never taken up."""
+
+    def command_comment_facts(self, issue_number: int) -> list[CommentFacts]:
+        """The comments of ``issue_number`` (read once per run); whether parkbot reacted is read only for
+        comments :func:`parkbot.core.untaken.may_be_command` keeps, so other comments cost no request."""
         ...
 
 

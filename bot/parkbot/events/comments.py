@@ -88,7 +88,7 @@ def on_comment(event: Event, ctx: Context) -> list[Item]:
         actor=Actor(sender_login, bot=is_bot(user) or is_bot(sender)),
         now=ctx.now,
     )
-    return _items(result, number)
+    return comment_items(result, number)
 
 
 def _names_planner_command(body: str) -> bool:
@@ -109,7 +109,7 @@ def _planner_command(ctx: Context, body: str, login: str, sender_login: str) -> 
     return login.casefold() == wanted and sender_login.casefold() == wanted
 
 
-def _items(result: CommandResult, number: int) -> list[Item]:
+def comment_items(result: CommandResult, number: int) -> list[Item]:
     """One item for the command (plus the gates a resolution re-published)."""
     kind = _KINDS.get(result.action, "replied")
     command = result.command.render() if result.command is not None else "command"

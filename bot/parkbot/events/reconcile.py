@@ -11,6 +11,10 @@ Then, for every open decision:
   the recorded answer and the recorded actor, exactly as if the owner had sent the same command
   again: the remaining steps run, the done ones are skipped, and the answer is re-checked against
   the rules (an actor who is no longer an owner is refused, visibly);
+* command comments on it that parkbot never took up (no 👀/👍/😕 from parkbot's own identity: their
+  ``issue_comment`` event never ran) are handed, oldest first and each once, to the handler that event
+  uses (:func:`parkbot.events.commands.handle_comment`), which judges them as the event would: the author's
+  verified authorship and authority, the redelivery rule (a comment already answered is silent);
 * otherwise each of its dependents is re-gated (``lifecycle.gate``), once per dependent however
   many decisions it waits for, so a status lost to a failed run is published again.
 
@@ -25,11 +29,15 @@ the entries they changed, and a dashboard an earlier run failed to write is repa
 from __future__ import annotations
 
 from parkbot.core import lifecycle, planner
+from parkbot.core.authority import Actor
 from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError
 from parkbot.core.lifecycle import ResolveOutcome
 from parkbot.core.models import Answer, Decision
-from parkbot.core.tracker import IssueComments, Tracker, UnindexedDecisions
+from parkbot.core.tracker import CommandCommentFacts, IssueComments, Tracker, UnindexedDecisions
+from parkbot.core.untaken import untaken_commands
 from parkbot.events.base import Context, Event, Item, gate_item
+from parkbot.events.commands import handle_comment
+from parkbot.events.comments import comment_items
 from parkbot.events.replies import github_message
 from parkbot.events.router import Router
 
@@ -92,6 +100,10 @@ def on_reconcile(event: Event, ctx: Context) -> list[Item]:
         if recorded is not None:
             items += _finish(ctx, decision, recorded)
             continue
+        late = _untaken_commands(ctx, decision)
+        items += late
+        if any(item.kind == "resolved" for item in late):
+            continue  # a late answer resolved it: its dependents' gates are in the items
         if decision.blocking:
             targets.update(dict.fromkeys(decision.dependents))
     for target in targets:
@@ -99,6 +111,29 @@ def on_reconcile(event: Event, ctx: Context) -> list[Item]:
     if not items:
         items.append(Item("ignored", "no open decision: nothing to reconcile"))
     ctx.recount_dashboard()
+    return items
+
+
+def _untaken_commands(ctx: Context, decision: Decision) -> list[Item]:
+    """Answer the command comments on the decision's issue that parkbot never took up (see the module docstring)."""
+    tracker = ctx.tracker
+    if not isinstance(tracker, CommandCommentFacts) or not isinstance(tracker, IssueComments):
+        return []
+    number = tracker.location(decision).number
+    if number is None:
+        return []
+    items: list[Item] = []
+    for comment in untaken_commands(tracker.command_comment_facts(number)):
+        result = handle_comment(
+            tracker,
+            ctx.config,
+            issue_number=number,
+            comment_id=comment.comment_id,
+            body=comment.body,
+            actor=Actor(comment.author, bot=comment.author_bot),
+            now=ctx.now,
+        )
+        items += comment_items(result, number)
     return items
 
 

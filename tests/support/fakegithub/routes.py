@@ -617,6 +617,19 @@ def create_comment_reaction(fake: FakeGitHub, ctx: Ctx) -> Reply:
     return Reply(201, P.reaction(fake, r))
 
 
+@route("reactions/list-for-issue-comment")
+def list_comment_reactions(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``GET /issues/comments/{id}/reactions``: oldest first, paginated; ``content`` keeps one kind (an
+    unknown kind is a validation failure); 404 for an unknown comment."""
+    c = _comment(fake, ctx)
+    items = [r for r in fake.reactions if r.comment_id == c.id]
+    if "content" in ctx.query:
+        if ctx.query["content"] not in REACTIONS:
+            raise ApiError.invalid("Reaction", "content", "invalid")
+        items = [r for r in items if r.content == ctx.query["content"]]
+    return ctx.page([P.reaction(fake, r) for r in items])
+
+
 REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
 
 

@@ -16,6 +16,7 @@ from parkbot.core.models import Answer, Decision, LogEntry
 from parkbot.core.planner import AgentIdentity, MergedDependents, SourceFiles
 from parkbot.core.tracker import (
     BranchRescan,
+    CommandCommentFacts,
     CommentRecord,
     CommentRecords,
     CommitGates,
@@ -35,6 +36,7 @@ from parkbot.core.tracker import (
     Tracker,
     UnindexedDecisions,
 )
+from parkbot.core.untaken import CommentFacts, reacted_by
 from parkbot.trackers.github.access import is_bot_login
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
 from parkbot.trackers.github.gate_text import STATUS_CONTEXT
@@ -201,7 +203,9 @@ class PollingPart(Parts, Pollable, SeenDecisions, LoggedEvents):
         return self.log_issue.iter_entries()
 
 
-class CommentsPart(Parts, IssueComments, CommentRecords, capabilities.CommentReactions, OwnIdentityRecords):
+class CommentsPart(
+    Parts, IssueComments, CommentRecords, capabilities.CommentReactions, OwnIdentityRecords, CommandCommentFacts
+):
     """Commands as comments on decision issues: reading them, replying, reacting, posting as the owner."""
 
     # -- IssueComments, CommentRecords, CommentReactions, OwnIdentityRecords --------------------------
@@ -223,6 +227,14 @@ class CommentsPart(Parts, IssueComments, CommentRecords, capabilities.CommentRea
 
     def writes_as_itself(self) -> bool:
         return self.store.writes_as_itself()
+
+    def command_comment_facts(self, issue_number: int) -> list[CommentFacts]:
+        logins = self.store.trusted_logins
+
+        def reacted(comment_id: int) -> bool:
+            return reacted_by(self.reactions.reactions_of(issue_number, comment_id), logins)
+
+        return self.comments.command_facts(issue_number, reacted)
 
     def post_command(self, decision: Decision, text: str) -> str:
         return self.writes.post_command(decision, text)

@@ -10,6 +10,7 @@ comment's edit history (:mod:`parkbot.trackers.github.trust`), and written back 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,8 @@ from github import GithubException
 
 from parkbot.core.models import Answer
 from parkbot.core.tracker import CommentRecord
+from parkbot.core.untaken import CommentFacts, may_be_command
+from parkbot.trackers.github.access import is_bot_login
 from parkbot.trackers.github.render import parse_answer_comment, read_marker, render_reply, work_chunk_key
 from parkbot.trackers.github.repository_requests import is_parkbot
 from parkbot.trackers.github.store import raw_json
@@ -166,6 +169,22 @@ class Comments:
                         taken_up=self._replied_since(comments, comment),
                     )
         return None
+
+    def command_facts(self, issue_number: int, reacted: Callable[[int], bool]) -> list[CommentFacts]:
+        """The comments of ``issue_number`` as facts for the reconcile (their read is the run's cached one).
+
+        ``reacted(comment_id)`` (a request) is asked only for a comment that could be an untaken command; a
+        deleted author reads as a bot, so nobody's command is taken up for them.
+        """
+        out: list[CommentFacts] = []
+        for comment in self._store.comments.of(issue_number):
+            login = author_of(comment)
+            body = str(comment.get("body") or "")
+            bot = login is None or is_bot_login(login, (comment.get("user") or {}).get("type"))
+            cid = int(comment["id"])
+            candidate = may_be_command(bot, body)
+            out.append(CommentFacts(cid, login or "", bot, body, parkbot_reacted=candidate and reacted(cid)))
+        return out
 
     def _replied_since(self, comments: list[dict[str, Any]], command: dict[str, Any]) -> bool:
         """Whether parkbot's own reply to ``command`` was written after the command's last edit.
