@@ -83,6 +83,7 @@ BLOCK_THE_SDK = """
 import sys
 sys.modules["mcp"] = None  # as if parkbot was installed without the [mcp] extra
 sys.modules["mcp_types"] = None
+sys.modules["anyio"] = None  # the SDK brings anyio: a plain install has neither
 sys.argv = ["parkbot", *sys.argv[1:]]
 from parkbot.cli import main
 main()

@@ -10,7 +10,7 @@ from parkbot.cli.common import fail, json_option, where_options
 from parkbot.core.errors import InvalidInput
 
 #: The modules of the MCP SDK (the ``mcp`` distribution), which only ``parkbot[mcp]`` installs.
-SDK_MODULES = ("mcp", "mcp_types")
+SDK_MODULES = ("mcp", "mcp_types", "anyio")  # what the [mcp] extra brings (anyio with the SDK)
 
 
 @click.command()

@@ -16,12 +16,23 @@ import click
 
 from parkbot.cli.params import DurationType
 from parkbot.core.durations import Duration
-from parkbot.core.errors import ParkbotError
+from parkbot.core.errors import InvalidInput, ParkbotError
 
 
 def _fail(exc: ParkbotError) -> None:
     click.echo(f"parkbot serve: {exc.message}", err=True)
     sys.exit(int(exc.exit_code))
+
+
+#: What the ``[serve]`` extra brings (psycopg and its pool come with procrastinate).
+EXTRA_MODULES = ("starlette", "uvicorn", "prometheus_client", "procrastinate", "psycopg", "psycopg_pool")
+
+
+def _missing_extra(exc: ImportError) -> None:
+    """A plain ``pip install parkbot`` has no web server: say which extra to install (exit 2), never a traceback."""
+    if (exc.name or "").split(".")[0] not in EXTRA_MODULES:
+        raise exc
+    _fail(InvalidInput(f"the App server needs {exc.name}, which is not installed: pip install 'parkbot[serve]'"))
 
 
 def _status_text(data: dict[str, Any]) -> str:
@@ -117,6 +128,9 @@ def serve(
     except ParkbotError as exc:
         _fail(exc)
         return
+    except ImportError as exc:
+        _missing_extra(exc)
+        return
     if show_status:
         status = queue.status()
         data = {
@@ -128,8 +142,12 @@ def serve(
         click.echo(json.dumps(data, indent=2) if as_json else _status_text(data))
         queue.close()
         return
-    from parkbot.serve import run
-
+    try:
+        from parkbot.serve import run
+    except ImportError as exc:
+        queue.close()
+        _missing_extra(exc)
+        return
     try:
         run(
             env,
