@@ -16,7 +16,7 @@ import pytest
 
 from parkbot.core.errors import InvalidInput
 from parkbot.core.filing import parse_filed
-from parkbot.trackers.git import open_repo, read_filed
+from parkbot.trackers.git import read_filed
 from parkbot.trackers.github import ApiCommitReader
 from tests.support.events import AGENT, commit, push_event, result_json
 from tests.support.fakegithub import FakeGitHub
@@ -85,7 +85,8 @@ def test_a_truncated_tree_is_a_problem_not_a_silent_skip(fake: FakeGitHub) -> No
     sha = pushed(fake, {f"{DECISIONS}/refund.json": result_json()})
     fake.truncate_trees = True
     filed = reader(fake)(sha, results_folder=DECISIONS, inventory_path=INVENTORY)
-    assert filed.errors and "truncated" in filed.errors[0][1]
+    assert [path for path, _ in filed.errors] == [DECISIONS]
+    assert "truncated" in filed.errors[0][1]
 
 
 def test_a_commit_github_does_not_know_is_bad_input(fake: FakeGitHub) -> None:
@@ -95,7 +96,7 @@ def test_a_commit_github_does_not_know_is_bad_input(fake: FakeGitHub) -> None:
 
 def test_a_configured_path_leaving_the_repository_is_refused(fake: FakeGitHub) -> None:
     sha = pushed(fake, {})
-    with pytest.raises(InvalidInput, match="may not contain '..'"):
+    with pytest.raises(InvalidInput, match=r"may not contain '\.\.'"):
         reader(fake)(sha, results_folder="../elsewhere", inventory_path=INVENTORY)
 
 
@@ -149,7 +150,8 @@ def test_a_push_with_nothing_filed_fails_the_agent_branchs_check(github: FakeGit
         wait_for(lambda: _gate(github, sha) == "failure", what="the failed check")
     with github.locked() as fake:
         gate = gate_of(fake, sha)
-        assert gate is not None and "no inventory" in gate.description
+        assert gate is not None
+        assert "no inventory" in gate.description
         assert not [i for i in fake.issues.values() if i.pull is None and "decision" in " ".join(i.labels)]
 
 

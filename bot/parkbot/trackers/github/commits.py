@@ -61,9 +61,7 @@ class ApiCommitReader:
         inventory = _clean(inventory_path)
         commit = self._get(f"read commit {sha}", f"{self._repo_url}/commits/{sha}")
         head = str(commit.get("sha") or sha) if isinstance(commit, dict) else sha
-        tree = self._get(
-            f"read the tree of commit {head}", f"{self._repo_url}/git/trees/{head}", {"recursive": "1"}
-        )
+        tree = self._get(f"read the tree of commit {head}", f"{self._repo_url}/git/trees/{head}", {"recursive": "1"})
         entries = [e for e in (tree.get("tree") or []) if isinstance(e, dict) and e.get("type") == "blob"]
         errors: list[tuple[str, str]] = []
         if tree.get("truncated"):
