@@ -23,7 +23,7 @@ from parkbot.core.errors import InvalidInput
 from parkbot.core.tracker import Tracker
 
 if TYPE_CHECKING:
-    from parkbot.trackers.github.client import GitHubClient as GitHubClientLike
+    from parkbot.trackers.github import GitHubClient as GitHubClientLike
 
 BackendName = Literal["git", "github"]
 BACKENDS: tuple[BackendName, ...] = ("git", "github")

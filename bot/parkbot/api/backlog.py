@@ -41,6 +41,11 @@ class Backlog:
     def __init__(self, backend: Backend, *, env: Mapping[str, str] | None = None) -> None:
         self._backend = backend
         self._env = env
+        #: ``git`` or ``github``.
+        self.backend: str = backend.name
+        #: The opened tracker (the adapter's facade) and the configuration that governs it.
+        self.tracker: Tracker = backend.tracker
+        self.config: Config = backend.config
 
     @classmethod
     def open(
@@ -58,19 +63,6 @@ class Backlog:
             backend, repo_path=Path(repo), config_path=None if config is None else Path(config), env=environment
         )
         return cls(opened, env=environment)
-
-    @property
-    def backend(self) -> str:
-        """``git`` or ``github``."""
-        return self._backend.name
-
-    @property
-    def tracker(self) -> Tracker:
-        return self._backend.tracker
-
-    @property
-    def config(self) -> Config:
-        return self._backend.config
 
     def close(self) -> None:
         """Release what the backend holds open (the git backlog's helper processes)."""

@@ -35,13 +35,11 @@ def github_facts(env: Mapping[str, str], mode: str, repo: str = ".") -> Reposito
     """Read what protects the repository (``GITHUB_REPOSITORY``, else the checkout's ``origin``) through the
     GitHub adapter."""
     from parkbot.backends import github_env, repository_from_origin
-    from parkbot.trackers.github import protection
-    from parkbot.trackers.github.client import client_from_env
-    from parkbot.trackers.github.store import IssueStore
+    from parkbot.trackers.github import IssueStore, protection
+    from parkbot.trackers.github import client as github_client
 
     if mode == "app":
-        from parkbot.serve.settings import app_credentials
-        from parkbot.trackers.github.app import GitHubApp
+        from parkbot.trackers.github import GitHubApp, app_credentials
 
         credentials = app_credentials(env)
         repository = (env.get("GITHUB_REPOSITORY") or "").strip()
@@ -58,7 +56,7 @@ def github_facts(env: Mapping[str, str], mode: str, repo: str = ".") -> Reposito
         expected_app: int | None = identity.app_id
         default_login = identity.login
     else:
-        client = client_from_env(github_env(env, repo))
+        client = github_client.client_from_env(github_env(env, repo))
         expected_app = GITHUB_ACTIONS_APP_ID
         default_login = ACTIONS_LOGIN
     store = IssueStore(client)
@@ -98,7 +96,7 @@ def _declared(client: Any, branch: str) -> tuple[DeclaredPermissions, ...] | Non
 def git_facts(repo: str) -> GitFacts:
     """What the working tree's configuration says about signed answers."""
     from parkbot.config_file import find_config, load_config
-    from parkbot.trackers.git.process import find_repository
+    from parkbot.trackers.git import find_repository
 
     top = Path(find_repository(repo).working_tree_dir or repo)
     found = find_config(repo)

@@ -109,7 +109,7 @@ def serve(
       parkbot serve --port 8080 --queue sqlite:////var/lib/parkbot/queue.db
       parkbot serve --status --queue sqlite:////var/lib/parkbot/queue.db
     """
-    from parkbot.serve.queue import open_queue
+    from parkbot.serve import open_queue
 
     env = os.environ
     try:
@@ -128,7 +128,7 @@ def serve(
         click.echo(json.dumps(data, indent=2) if as_json else _status_text(data))
         queue.close()
         return
-    from parkbot.serve.server import run
+    from parkbot.serve import run
 
     try:
         run(

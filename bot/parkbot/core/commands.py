@@ -42,7 +42,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -63,19 +63,7 @@ CommandName = Literal[
     "pass",
     "unknown",
 ]
-COMMAND_NAMES: tuple[CommandName, ...] = (
-    "decide",
-    "answer",
-    "default",
-    "escalate",
-    "return",
-    "accept",
-    "override",
-    "help",
-    "correct",
-    "cite",
-    "pass",
-)
+COMMAND_NAMES: tuple[CommandName, ...] = tuple(name for name in get_args(CommandName) if name != "unknown")
 #: The commands only the configured planner gives.
 PLANNER_COMMANDS = ("cite", "pass")
 #: Commands that answer a decision, and how each answers (they go through ``parkbot.core.lifecycle.resolve``).

@@ -21,9 +21,7 @@ from parkbot.events import handle_event
 from parkbot.serve.metrics import Metrics
 from parkbot.serve.queue import Job
 from parkbot.serve.worker import RetryLater
-from parkbot.trackers.github import ApiCommitReader
-from parkbot.trackers.github.app import GitHubApp
-from parkbot.trackers.github.pacing import install
+from parkbot.trackers.github import ApiCommitReader, GitHubApp, install_pacing
 
 log = logging.getLogger("parkbot.serve")
 #: Events about the App itself: nothing for the router to do.
@@ -65,7 +63,7 @@ class DeliveryHandler:
                 if remaining >= 0:
                     self.metrics.rate_remaining.labels(key).set(remaining)
 
-            install(client.github.requester, count)
+            install_pacing(client.github.requester, count)
             if isinstance(installation, int) and self.app.mints.get(installation, 0) > mints:
                 self.metrics.token_mints.labels(key).inc()
             # A rate limit is never slept on in a worker: no wait is allowed, and the delivery is

@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from parkbot.core.errors import ParkbotError
 from parkbot.serve.metrics import Metrics
 from parkbot.serve.queue import Queue
-from parkbot.trackers.github.app import GitHubApp
+from parkbot.trackers.github import GitHubApp
 
 log = logging.getLogger("parkbot.serve")
 #: How far back GitHub keeps deliveries.

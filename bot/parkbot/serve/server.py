@@ -14,9 +14,9 @@ from parkbot.serve.handler import DeliveryHandler
 from parkbot.serve.metrics import Metrics
 from parkbot.serve.queue import Queue
 from parkbot.serve.recover import Recovery
-from parkbot.serve.settings import app_credentials, webhook_secret
+from parkbot.serve.settings import webhook_secret
 from parkbot.serve.webhooks import create_app
-from parkbot.trackers.github.app import GitHubApp
+from parkbot.trackers.github import GitHubApp, app_credentials
 
 log = logging.getLogger("parkbot.serve")
 

@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 # adapter; tests/test_architecture.py holds them to it.
 from parkbot.trackers.git.clone import NoWorkingTree, origin_url, working_tree
 from parkbot.trackers.git.layout import DEFAULT_REF, decision_path, index_path, links_key, notes_path
+from parkbot.trackers.git.process import find_repository
 from parkbot.trackers.git.refs import CasLost
 from parkbot.trackers.git.repository import LOG_SEGMENT_BYTES, LOG_SEGMENT_LINES
 from parkbot.trackers.git.tracker import UNKNOWN_TITLE, GitTracker
@@ -81,6 +82,7 @@ __all__ = [
     "GitTracker",
     "NoWorkingTree",
     "decision_path",
+    "find_repository",
     "index_path",
     "links_key",
     "notes_path",

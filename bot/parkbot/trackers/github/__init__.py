@@ -18,13 +18,15 @@ what it needs and nothing more:
   histories, memberships, marks, dashboards).
 * :mod:`~parkbot.trackers.github.issues` and :mod:`~parkbot.trackers.github.issue_writes`: a decision is a
   labeled issue holding a hidden block; claiming, finding and polling it, reading it only as parkbot's own
-  login wrote it; filing, updating and closing it.
+  login wrote it; filing, updating and closing it; :mod:`~parkbot.trackers.github.unindexed`: those that lost
+  their labels, found by authorship.
 * :mod:`~parkbot.trackers.github.comments`: bot comments with hidden markers (answer records, pointers,
   replies, notices, the overflow of a long ``work_so_far``), and whose words a comment carries.
 * :mod:`~parkbot.trackers.github.answers`: resolution steps (a) and (b), the answer record and the
   pointers to it on the dependents.
 * :mod:`~parkbot.trackers.github.dependents`: which pull requests depend on which decisions (the edges, the
-  branch index).
+  branch index); :mod:`~parkbot.trackers.github.pull_reads`: what a pull request's commits (and the
+  issues its native dependencies name) say.
 * :mod:`~parkbot.trackers.github.gate`: the check run (or commit status) on dependents (blocking, clearing,
   publishing).
 * :mod:`~parkbot.trackers.github.question_log`: the ``parkbot:log`` issue, the question log, the budgets'
@@ -38,6 +40,8 @@ what it needs and nothing more:
 * :mod:`~parkbot.trackers.github.reactions`: 👀 / 👍 / 😕 on command comments.
 * :mod:`~parkbot.trackers.github.labels`: the label names, and the index labels that budgets, precedents and
   branches are looked up by.
+* :mod:`~parkbot.trackers.github.app` and :mod:`~parkbot.trackers.github.app_settings`: parkbot as a GitHub App
+  (JWT, installation tokens) and the App's settings from the environment.
 * :mod:`~parkbot.trackers.github.pacing`: content creation paced to GitHub's limits, and the waits shown.
 * :mod:`~parkbot.trackers.github.queries` and :mod:`~parkbot.trackers.github.trust`: the GraphQL documents that
   read decisions with their authorship, and the pure rules for whose words a text carries.
@@ -69,6 +73,9 @@ first sees them, which keeps resolution within 4 requests per dependent.
 # The doorway: what the rest of parkbot (the translators, the CLI, parkbot.backends) may import from this
 # adapter; tests/test_architecture.py holds them to it.
 from parkbot.trackers.github.access import assignable_login
+from parkbot.trackers.github.app import AppCredentials, GitHubApp
+from parkbot.trackers.github.app_settings import app_credentials
+from parkbot.trackers.github.client import GitHubClient
 from parkbot.trackers.github.commits import ApiCommitReader
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
 from parkbot.trackers.github.dependents import NATIVE_UNAVAILABLE
@@ -96,9 +103,11 @@ from parkbot.trackers.github.labels import (
     index_label,
     precedent_labels,
 )
+from parkbot.trackers.github.pacing import install as install_pacing
 from parkbot.trackers.github.question_log import DERIVED_EVENTS, derived_log
 from parkbot.trackers.github.render import ParseError, decision_payload, read_marker
 from parkbot.trackers.github.setup import create_standing_labels
+from parkbot.trackers.github.store import IssueStore
 from parkbot.trackers.github.tracker import GitHubTracker
 
 __all__ = [
@@ -124,8 +133,13 @@ __all__ = [
     "STATUS_STATES",
     "TRACKED_LABEL",
     "ApiCommitReader",
+    "AppCredentials",
+    "GitHubApp",
+    "GitHubClient",
     "GitHubTracker",
+    "IssueStore",
     "ParseError",
+    "app_credentials",
     "assignable_login",
     "branch_label",
     "branch_labels",
@@ -133,6 +147,7 @@ __all__ = [
     "decision_payload",
     "derived_log",
     "index_label",
+    "install_pacing",
     "precedent_labels",
     "read_marker",
 ]

@@ -38,6 +38,7 @@ from parkbot.core.tracker import (
 from parkbot.trackers.github.access import is_bot_login
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
 from parkbot.trackers.github.gate_text import STATUS_CONTEXT
+from parkbot.trackers.github.unindexed import unindexed_decisions
 
 if TYPE_CHECKING:
     from parkbot.core.authority import Actor
@@ -101,7 +102,7 @@ class TrackerPart(Parts, Tracker, UnindexedDecisions):
         return self.issues.iter_decisions(state)
 
     def unindexed_decisions(self) -> list[Decision]:
-        return self.issues.unindexed()
+        return unindexed_decisions(self.store, self.issues)
 
     # -- Tracker: dependents and the gate ---------------------------------------------------------
 

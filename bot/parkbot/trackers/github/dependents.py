@@ -48,9 +48,9 @@ from parkbot.core.errors import InvalidInput
 from parkbot.core.identity import check_decision_id
 from parkbot.core.links import unverifiable_link
 from parkbot.core.models import Decision
-from parkbot.trackers.github import queries
 from parkbot.trackers.github.dependent_text import PR_TARGET, TRAILER, body_refs, head_branch
 from parkbot.trackers.github.labels import LABEL_PREFIX, TRACKED_LABEL, branch_label, decision_label
+from parkbot.trackers.github.pull_reads import commits_and_issues
 from parkbot.trackers.github.render import ParseError, decision_payload
 from parkbot.trackers.github.store import FoundIssue, already_exists, has_label, label_names, log
 
@@ -333,10 +333,10 @@ class Dependents:
             raise InvalidInput(f"#{number} is not a pull request in {self._store.repository}")
         native_raw, native_ok = self._native_blockers(number)
         ids = [str(r["node_id"]) for r in native_raw if r.get("node_id") and not r.get("pull_request")]
-        commits, natives = self._commits_and_issues(number, ids)
+        commits, natives = commits_and_issues(self._store, number, ids)
         stand_ins: dict[str, Decision] = {}
         if natives is None:  # one of them is gone since the listing: read each one that is still there
-            commits, _ = self._commits_and_issues(number, [])
+            commits, _ = commits_and_issues(self._store, number, [])
             natives = []
             for raw in native_raw:
                 native = self._store.issue_by_number(int(raw["number"]))
@@ -436,35 +436,6 @@ class Dependents:
             if hit is not None and target in hit[0].dependents:  # the hash could collide: check the name
                 hits.append(hit)
         return hits
-
-    def _commits_and_issues(self, number: int, node_ids: list[str]) -> tuple[list[str], list[FoundIssue] | None]:
-        """The commit messages of pull request ``number`` and the issues ``node_ids`` name, read with who
-        wrote and edited each: one GraphQL request (plus one per 100 commits beyond the first 100).
-
-        The issues are None when GitHub finds one of them no more (it then answers nothing at all).
-        """
-        messages: list[str] = []
-        issues: list[FoundIssue] = []
-        after: str | None = None
-        ids = node_ids
-        while True:
-            variables = {"number": number, "after": after, "ids": ids}
-            answer = self._store.graphql(f"list the commits of #{number}", queries.PULL_GATE, variables)
-            if answer is None:
-                if ids:
-                    return messages, None
-                raise InvalidInput(f"#{number} is not a pull request in {self._store.repository}")
-            data = answer
-            issues += [
-                self._store.found_from(n) for n in data.get("nodes") or [] if n and n.get("__typename") == "Issue"
-            ]
-            pull = (data.get("repository") or {}).get("pullRequest") or {}
-            page = pull.get("commits") or {}
-            messages += [((n.get("commit") or {}).get("message") or "") for n in page.get("nodes") or [] if n]
-            info = page.get("pageInfo") or {}
-            if not info.get("hasNextPage"):
-                return messages, issues
-            after, ids = info.get("endCursor"), []
 
     def _native_blockers(self, number: int) -> tuple[list[dict[str, Any]], bool]:
         def get(_: int) -> tuple[list[dict[str, Any]], bool]:

@@ -24,8 +24,6 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from github import GithubException
-from github.Issue import Issue as GhIssue
-from github.PaginatedList import PaginatedList
 
 from parkbot.core.errors import BackendFailure, Refused
 from parkbot.core.identity import SEPARATOR, check_decision_id
@@ -49,7 +47,7 @@ from parkbot.trackers.github.render import (
     read_marker,
     render_notice,
 )
-from parkbot.trackers.github.repository_requests import is_parkbot, login_of
+from parkbot.trackers.github.repository_requests import is_parkbot
 from parkbot.trackers.github.store import (
     FoundIssue,
     already_exists,
@@ -58,7 +56,7 @@ from parkbot.trackers.github.store import (
     label_names,
 )
 from parkbot.trackers.github.store import log as logger
-from parkbot.trackers.github.trust import author_of, change, own_version, same_login, written_by
+from parkbot.trackers.github.trust import author_of, change, own_version, written_by
 
 if TYPE_CHECKING:
     from parkbot.trackers.github.comments import Comments
@@ -442,40 +440,6 @@ class DecisionIssues:
             if state is None or decision.state == state:
                 self._store.issues.remember(decision.id, found)
                 yield decision
-
-    def unindexed(self) -> list[Decision]:
-        """parkbot's own decision issues that lost ``parkbot:decision`` or ``decision:<id>``, read and verified.
-
-        Found by authorship, not by label: ``GET /issues?creator=<parkbot's login>&state=all``, every
-        page (one request per 100 issues parkbot opened). The listing is only an index of candidates:
-        each one missing a label is read again with who wrote what (:meth:`decision_at`), so only a
-        decision as parkbot wrote it counts.
-        """
-        own = self._store.own_login
-        store = self._store
-        # PyGithub's get_issues types ``creator`` as a NamedUser (which would cost a request to build); GitHub
-        # takes the login as text, so the listing is made here with the same paginated reader.
-        params = {"state": "all", "creator": own, "direction": "asc", "per_page": PER_PAGE}
-        listed = store.unit(
-            f"list the issues {own} opened",
-            lambda _: store.raw_list(PaginatedList(GhIssue, store.requester, f"{store.repo_url}/issues", params)),
-        )
-        out: list[Decision] = []
-        for raw in listed:
-            if raw.get("pull_request") or not same_login(login_of(raw.get("user")), own):
-                continue
-            try:
-                payload = decision_payload(raw.get("body"))
-                did = check_decision_id(str((payload or {}).get("id", "")))
-            except (ParseError, ValueError):
-                continue
-            names = {n.casefold() for n in label_names(raw)}
-            if DECISION_LABEL in names and decision_label(did).casefold() in names:
-                continue
-            decision = self.decision_at(int(raw["number"]))
-            if decision is not None:
-                out.append(decision)
-        return out
 
     def readable(self, items: Iterable[FoundIssue]) -> Iterator[tuple[FoundIssue, Decision]]:
         """The issues among ``items`` with the decision each stores; damaged ones are skipped."""
