@@ -74,6 +74,7 @@ OPERATIONS: tuple[str, ...] = (
     "repos/get",
     "repos/get-collaborator-permission-level",
     "repos/get-content",
+    "git/get-tree",  # parkbot serve reads a pushed commit's result files through the API
     # teams
     "orgs/get",  # PyGithub's Github.get_organization is eager
     "teams/get-by-name",  # PyGithub's Organization.get_team_by_slug completes the team

@@ -38,7 +38,7 @@ from typing import Any, Literal
 from parkbot.core.dashboard_index import changes_in
 from parkbot.core.errors import InvalidInput
 from parkbot.events import checks, comments, issues, merge_group, pulls, push, reconcile, workflow_run
-from parkbot.events.base import Context, Event, Item, TrackerFactory
+from parkbot.events.base import CommitReader, Context, Event, Item, TrackerFactory
 from parkbot.events.router import Router
 
 ROUTER = Router(
@@ -146,8 +146,12 @@ def handle_event(
     tracker_factory: TrackerFactory,
     repo_path: str | Path = ".",
     now: datetime | None = None,
+    commit_reader: CommitReader | None = None,
 ) -> EventOutcome:
-    """Route one event. ``tracker_factory()`` gives a ``Backend`` (tracker + config) or a tracker."""
+    """Route one event. ``tracker_factory()`` gives a ``Backend`` (tracker + config) or a tracker.
+
+    ``commit_reader`` reads pushed commits where there is no checkout (the App reads them through the API).
+    """
     name = (event_name or "").strip()
     if not name:
         raise InvalidInput("no event name: set GITHUB_EVENT_NAME or pass --event-name")
@@ -172,7 +176,7 @@ def handle_event(
             "unknown",
             f"parkbot: ignoring {event.label}: parkbot handles {name} only when {handled}",
         )
-    ctx = Context(tracker_factory, repo_path, now=now)
+    ctx = Context(tracker_factory, repo_path, now=now, commit_reader=commit_reader)
     items: list[Item] = []
     for result in ROUTER.dispatch(name, event.action, event, ctx):
         items.extend(result)

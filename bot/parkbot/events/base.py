@@ -20,6 +20,7 @@ from typing import Any, Literal, Protocol
 from parkbot.core.config import Config
 from parkbot.core.dashboard_index import Changed
 from parkbot.core.errors import InvalidInput, ParkbotError
+from parkbot.core.filing import FiledFiles
 from parkbot.core.tracker import GateResult, Tracker
 from parkbot.dashboard_refresh import DashboardOutcome, patch_dashboard, recount_dashboard, supports_dashboard
 
@@ -176,6 +177,16 @@ class Opened(Protocol):
 TrackerFactory = Callable[[], Opened]
 
 
+class CommitReader(Protocol):
+    """Reads what a commit filed (result files and inventory, as bytes) where there is no checkout.
+
+    The GitHub App (``parkbot serve``) passes the API reader of the GitHub adapter; without one, the
+    pushed commit is read from the local checkout through the git adapter.
+    """
+
+    def __call__(self, sha: str, *, results_folder: str, inventory_path: str) -> FiledFiles: ...
+
+
 class Context:
     """What handlers get besides the event: the (lazily opened) backend, the checkout and the clock."""
 
@@ -185,10 +196,13 @@ class Context:
         repo_path: str | Path = ".",
         *,
         now: datetime | None = None,
+        commit_reader: CommitReader | None = None,
     ) -> None:
         self._factory = tracker_factory
         self.repo_path = Path(repo_path)
         self.now = now
+        #: How pushed commits are read when there is no checkout (None: from ``repo_path`` through git).
+        self.commit_reader = commit_reader
         self._opened: Opened | None = None
         #: What refreshing the dashboard issue did during this event (None: not refreshed).
         self.dashboard: dict[str, Any] | None = None

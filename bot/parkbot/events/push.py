@@ -3,7 +3,8 @@
 Every ``*.json`` file under ``config.paths.decisions`` (default ``.parkbot/decisions/``) and the
 inventory file ``config.paths.inventory`` (default ``.parkbot/inventory.json``) are read **from the
 pushed commit** (``payload.after``), never from the working tree
-(:func:`parkbot.trackers.git.commits.read_filed`), and filed by the rules of :mod:`parkbot.core.filing`:
+(:func:`parkbot.trackers.git.commits.read_filed`; in ``parkbot serve``, where there is no checkout, through
+the API: :class:`parkbot.trackers.github.ApiCommitReader`), and filed by the rules of :mod:`parkbot.core.filing`:
 result files are parked, the inventory is checked against the backlog, a branch may only speak for
 its own origin, and on an agent branch (``agent_branches``, default ``agent/**``) a push with neither
 result files nor an inventory fails the commit's gate, because silence is never taken for "no
@@ -33,7 +34,11 @@ ZERO_SHA = "0" * 40
 
 
 def read_head(ctx: Context, sha: str, *, origin: str | None, config: Config) -> BranchFiles:
-    """What commit ``sha`` of the checkout filed, parsed (fetched once if the checkout lacks it)."""
+    """What commit ``sha`` filed, parsed: through the context's reader where there is no checkout (the App
+    reads it through the API), else from the checkout (fetched once if the checkout lacks it)."""
+    if ctx.commit_reader is not None:
+        filed = ctx.commit_reader(sha, results_folder=config.paths.decisions, inventory_path=config.paths.inventory)
+        return parse_filed(filed, default_origin=origin)
     repo = open_repo(ctx.repo_path)
     try:
         filed = read_filed(repo, sha, results_folder=config.paths.decisions, inventory_path=config.paths.inventory)

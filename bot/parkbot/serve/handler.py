@@ -2,7 +2,8 @@
 
 Each delivery names its repository and installation; the backend is opened (only if a handler needs it)
 with that installation's cached token and parkbot's identity ``<app-slug>[bot]``, and the repository's
-configuration is read from its default branch through the API. An outcome that failed on GitHub's side
+configuration is read from its default branch through the API. There is no checkout: a pushed commit's
+result files and inventory are read at that commit through the API too. An outcome that failed on GitHub's side
 (exit 4) is retried; a refusal or bad input (exit 2 or 3) is a result, recorded and done.
 """
 
@@ -15,17 +16,16 @@ from typing import Any
 
 from parkbot.backends import Backend, github_backend
 from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError
+from parkbot.core.filing import FiledFiles
 from parkbot.events import handle_event
 from parkbot.serve.metrics import Metrics
 from parkbot.serve.queue import Job
 from parkbot.serve.worker import RetryLater
-from parkbot.trackers.github import GitHubApp, install_pacing
+from parkbot.trackers.github import ApiCommitReader, GitHubApp, install_pacing
 
 log = logging.getLogger("parkbot.serve")
 #: Events about the App itself: nothing for the router to do.
 APP_EVENTS = frozenset({"ping", "installation", "installation_repositories", "github_app_authorization"})
-#: Events the router needs a checkout for (the pushed commit's files); not yet read through the API.
-CHECKOUT_EVENTS = frozenset({"push"})
 #: Seconds before a rate-limited delivery is tried again when GitHub named no time.
 RATE_LIMIT_DELAY = 60.0
 
@@ -47,11 +47,12 @@ class DeliveryHandler:
         if not isinstance(repository, str):
             log.info("parkbot serve: %s %s names no repository: nothing to do", job.event, job.delivery)
             return
-        if job.event in CHECKOUT_EVENTS:
-            log.info("parkbot serve: %s on %s: push events are handled by the action for now", job.event, repository)
-            return
+        opened: list[ApiCommitReader] = []
 
-        def factory() -> Backend:
+        def connect() -> ApiCommitReader:
+            """One client per delivery, shared by the backend and the commit reader (counted once)."""
+            if opened:
+                return opened[0]
             mints = self.app.mints.get(installation, 0) if isinstance(installation, int) else 0
             client = self.app.client(repository, installation if isinstance(installation, int) else None)
             key = str(installation)
@@ -68,10 +69,20 @@ class DeliveryHandler:
             # A rate limit is never slept on in a worker: no wait is allowed, and the delivery is
             # rescheduled instead (RetryLater below).
             client.transport.bound_waits(0.0, "parkbot serve (a rate-limited delivery is rescheduled)")
-            return github_backend(client, bot_login=self.app.identity().login, wait=False)
+            opened.append(ApiCommitReader(client))
+            return opened[0]
+
+        def factory() -> Backend:
+            return github_backend(connect().client, bot_login=self.app.identity().login, wait=False)
+
+        def read_commit(sha: str, *, results_folder: str, inventory_path: str) -> FiledFiles:
+            """There is no checkout: a pushed commit is read through the API."""
+            return connect()(sha, results_folder=results_folder, inventory_path=inventory_path)
 
         try:
-            outcome = handle_event(job.event, payload, tracker_factory=factory, repo_path=self._empty)
+            outcome = handle_event(
+                job.event, payload, tracker_factory=factory, repo_path=self._empty, commit_reader=read_commit
+            )
         except BackendFailure as exc:
             raise _retry(exc.message) from None
         except (InvalidInput, ParkbotError) as exc:

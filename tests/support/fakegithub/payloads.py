@@ -578,6 +578,37 @@ def content_entry(fake: FakeGitHub, path: str, ref: str, text: str | None) -> JS
     return _content_common(fake, path, ref, "file", _git_blob_sha(data), len(data))
 
 
+def git_tree(fake: FakeGitHub, sha: str, entries: list[tuple[str, str | None]], *, truncated: bool = False) -> JSON:
+    """``git-tree``: blobs carry their size and blob sha; sub-trees (``text`` None) have no size."""
+    items: list[JSON] = []
+    for path, text in entries:
+        if text is None:
+            tree_sha = hashlib.sha1(path.encode(), usedforsecurity=False).hexdigest()
+            items.append(
+                {
+                    "path": path,
+                    "mode": "040000",
+                    "type": "tree",
+                    "sha": tree_sha,
+                    "url": f"{fake.repo_api}/git/trees/{tree_sha}",
+                }
+            )
+        else:
+            data = text.encode("utf-8")
+            blob_sha = _git_blob_sha(data)
+            items.append(
+                {
+                    "path": path,
+                    "mode": "100644",
+                    "type": "blob",
+                    "sha": blob_sha,
+                    "size": len(data),
+                    "url": f"{fake.repo_api}/git/blobs/{blob_sha}",
+                }
+            )
+    return {"sha": sha, "url": f"{fake.repo_api}/git/trees/{sha}", "truncated": truncated, "tree": items}
+
+
 def _team_url(fake: FakeGitHub, t: Team) -> str:
     # Real GitHub answers /organizations/{org_id}/team/{team_id}; the slug form is an
     # equivalent documented route and lets PyGithub's Team objects navigate this fake.

@@ -1002,6 +1002,30 @@ def get_content(fake: FakeGitHub, ctx: Ctx) -> Reply:
     return Reply(200, [P.content_entry(fake, p, ref, t) for p, t in sorted(children.items())])
 
 
+@route("git/get-tree")
+def get_tree(fake: FakeGitHub, ctx: Ctx) -> Reply:
+    """``GET /git/trees/{tree_sha}[?recursive=1]``: the tree of a commit (its sha, its tree's sha or a branch).
+
+    Without ``recursive`` only the top level is listed; with it (any value, as on GitHub) every blob and
+    sub-tree, paths from the root. ``truncated`` is set when the fake is told to truncate listings.
+    """
+    ref = ctx.params["tree_sha"]
+    commit = fake.resolve_commit(ref) or next((c for c in fake.commits.values() if c.sha[::-1] == ref), None)
+    if commit is None:
+        raise ApiError.not_found()
+    files = fake.files.get(fake.canonical_ref(commit.sha), {})
+    recursive = "recursive" in ctx.query
+    entries: dict[str, str | None] = {}
+    for path, text in files.items():
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            entries.setdefault("/".join(parts[:depth]), None)
+        entries[path] = text
+    if not recursive:
+        entries = {p: t for p, t in entries.items() if "/" not in p}
+    return Reply(200, P.git_tree(fake, commit.sha[::-1], sorted(entries.items()), truncated=fake.truncate_trees))
+
+
 # --------------------------------------------------------------------------- teams
 
 

@@ -217,6 +217,7 @@ class FakeGitHub:
         self.branches: dict[str, str] = {}
         self.statuses: list[Status] = []
         self.files: dict[str, dict[str, str]] = {}  # ref -> path -> text
+        self.truncate_trees = False  # answer GET /git/trees as GitHub does past its listing limit
         self.teams: dict[tuple[str, str], Team] = {}
         self.permissions: dict[str, str] = {}  # lower login -> role
         self.pinned_issues: list[int] = []  # pinned through GraphQL (graphql.py), in pinning order

@@ -35,6 +35,8 @@ what it needs and nothing more:
   pinning it.
 * :mod:`~parkbot.trackers.github.access`: who may answer (team membership, repository roles), who acts from
   the command line (the token's login), who is assigned.
+* :mod:`~parkbot.trackers.github.commits`: what an agent filed in a pushed commit, read through the API
+  when there is no checkout (``parkbot serve``).
 * :mod:`~parkbot.trackers.github.reactions`: 👀 / 👍 / 😕 on command comments.
 * :mod:`~parkbot.trackers.github.labels`: the label names, and the index labels that budgets, precedents and
   branches are looked up by.
@@ -74,6 +76,7 @@ from parkbot.trackers.github.access import assignable_login
 from parkbot.trackers.github.app import AppCredentials, GitHubApp
 from parkbot.trackers.github.app_settings import app_credentials
 from parkbot.trackers.github.client import GitHubClient
+from parkbot.trackers.github.commits import ApiCommitReader
 from parkbot.trackers.github.dashboard_issue import DASHBOARD_TITLE
 from parkbot.trackers.github.dependents import NATIVE_UNAVAILABLE
 from parkbot.trackers.github.gate import STATUS_STATES
@@ -129,6 +132,7 @@ __all__ = [
     "STATUS_CONTEXT",
     "STATUS_STATES",
     "TRACKED_LABEL",
+    "ApiCommitReader",
     "AppCredentials",
     "GitHubApp",
     "GitHubClient",
