@@ -45,19 +45,24 @@ def check_id(decision_id: str) -> str:
     return decision_id
 
 
+def _bucketed(folder: str, decision_id: str) -> str:
+    """``folder/<first two hex digits of the id's hash>/<id>.json``: one file per decision, 256 buckets."""
+    return f"{folder}/{digest(decision_id)[:2]}/{check_id(decision_id)}.json"
+
+
 def decision_path(decision_id: str) -> str:
     """Where a decision's record lives on the backlog ref."""
-    return f"{DECISIONS}/{digest(decision_id)[:2]}/{check_id(decision_id)}.json"
+    return _bucketed(DECISIONS, decision_id)
 
 
 def answer_path(decision_id: str) -> str:
     """Where the answer recorded by resolution step (a) lives."""
-    return f"{ANSWERS}/{digest(decision_id)[:2]}/{check_id(decision_id)}.json"
+    return _bucketed(ANSWERS, decision_id)
 
 
 def conflicts_path(decision_id: str) -> str:
     """The answers that conflicted with the one that stands (written by ``sync``, cleared by a confirmation)."""
-    return f"{CONFLICTS}/{digest(decision_id)[:2]}/{check_id(decision_id)}.json"
+    return _bucketed(CONFLICTS, decision_id)
 
 
 def notes_path(target: str) -> str:
