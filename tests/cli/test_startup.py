@@ -53,6 +53,10 @@ NOT_FOR_GIT_COMMANDS = (
     # The repository has no .github/parkbot.yml: there is no YAML to read.
     "yaml",
     "parkbot.core.strict_yaml",
+    # Validators come from the prebuilt schemas (parkbot.core.prebuilt): no command generates a schema, so
+    # none builds pydantic's plugin hook, which loads importlib.metadata to look plugins up.
+    "pydantic.plugin._loader",
+    "importlib.metadata",
     # Near-miss suggestions (a refused answer) and parallel signature checks (signed answers) only.
     "difflib",
     "concurrent.futures",

@@ -431,3 +431,10 @@ class Synced(_Result):
 def location_of(result: _Located) -> Location:
     """Where a result says its decision lives."""
     return Location(result.backend, result.ref, result.path, result.number, result.url)
+
+
+# Last, once every model exists: validators from schemas generated ahead of time (parkbot.core.prebuilt).
+from parkbot.api import prebuilt_schemas as _generated  # noqa: E402
+from parkbot.core.prebuilt import install_from  # noqa: E402
+
+install_from(_generated)

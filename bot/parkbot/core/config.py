@@ -1,8 +1,7 @@
 """The configuration file ``.github/parkbot.yml``, validated strictly.
 
-Errors name the field and the line, because the person fixing them is looking at the file. With
-no file, the owner defaults to the backend's notion of "me" (the repository owner on GitHub, the
-git user locally), which the backends pass in as ``fallback_owner``.
+Errors name the field and the line: the person fixing them is looking at the file. With no file, the
+owner is the backend's "me" (the repository owner on GitHub, the git user locally: ``fallback_owner``).
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from parkbot.core.errors import InvalidInput
+from parkbot.core.prebuilt import install_from
 
 CONFIG_PATH = ".github/parkbot.yml"
 #: The configuration's JSON Schema in parkbot's repository (what ``parkbot config schema`` prints).
@@ -34,7 +34,7 @@ BRANCH_LIKE_REFS = ("refs/heads/", "refs/tags/", "refs/remotes/")
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Owners(_Section):
@@ -219,6 +219,10 @@ class Identity(_Section):
         return tuple(login for login in (self.previous, self.app) if login)
 
 
+def _default_agent_branches() -> list[str]:
+    return ["agent/**"]
+
+
 class Config(_Section):
     """The whole file. Every key is optional; unknown keys are errors."""
 
@@ -243,7 +247,7 @@ class Config(_Section):
         "the agent names only when it is one of these (none: /return is refused).",
     )
     agent_branches: list[str] = Field(
-        default_factory=lambda: ["agent/**"],
+        default_factory=_default_agent_branches,
         description="Branches that must carry decisions or an explicit inventory; ** crosses /, * does not.",
     )
     paths: Paths = Field(default_factory=Paths)
@@ -489,3 +493,8 @@ def decode_config(data: bytes, source: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InvalidInput(f"{source}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
+
+
+from parkbot.core import prebuilt_config_schemas as _generated  # noqa: E402  (last: it names the models)
+
+install_from(_generated)

@@ -172,3 +172,9 @@ __all__ = [
     "result_json_schema",
     "utcnow",
 ]
+
+# Last, once every model exists: validators from schemas generated ahead of time (parkbot.core.prebuilt).
+from parkbot.core.models import prebuilt_schemas as _generated
+from parkbot.core.prebuilt import install_from
+
+install_from(_generated)

@@ -7,7 +7,7 @@ Each rule is stated once: the patterns and lengths the JSON Schema shows are the
 
 import json
 import re
-from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -112,15 +112,18 @@ class _OrString:
         return {"anyOf": [{"type": "string", **self.string_schema}, handler(schema)]}
 
 
-def _name_rule(what: str) -> Callable[[str], str]:
-    def check(value: str) -> str:
-        if len(value) > MAX_NAME_LENGTH:
-            raise ValueError(f"{what} is {len(value)} characters long; at most {MAX_NAME_LENGTH} allowed")
-        if not NAME_PATTERN.search(value):
-            raise ValueError(_name_problem(value, what))
-        return normalize_name(value, what=what)
+@dataclass(frozen=True)
+class _NameRule:
+    """A name field's rule, saying which field it checks (a class, not a closure: the prebuilt schemas name it)."""
 
-    return check
+    what: str
+
+    def __call__(self, value: str) -> str:
+        if len(value) > MAX_NAME_LENGTH:
+            raise ValueError(f"{self.what} is {len(value)} characters long; at most {MAX_NAME_LENGTH} allowed")
+        if not NAME_PATTERN.search(value):
+            raise ValueError(_name_problem(value, self.what))
+        return normalize_name(value, what=self.what)
 
 
 def _name_problem(value: str, what: str) -> str:
@@ -153,17 +156,17 @@ _NOT_BLANK = AfterValidator(_not_blank)
 
 Origin = Annotated[
     str,
-    AfterValidator(_name_rule("origin")),
+    AfterValidator(_NameRule("origin")),
     _NAME_SCHEMA,
     Field(description="Stable id of the task that raised the question."),
 ]
 Key = Annotated[
     str,
-    AfterValidator(_name_rule("key")),
+    AfterValidator(_NameRule("key")),
     _NAME_SCHEMA,
     Field(description="Names the question within its origin task."),
 ]
-OptionId = Annotated[str, AfterValidator(_name_rule("option id")), _NAME_SCHEMA]
+OptionId = Annotated[str, AfterValidator(_NameRule("option id")), _NAME_SCHEMA]
 # Free text: at least one non-whitespace character, kept exactly as written.
 Question = Annotated[str, Field(min_length=1, max_length=MAX_QUESTION), _NOT_BLANK, _NOT_BLANK_SCHEMA]
 Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE), _NOT_BLANK, _NOT_BLANK_SCHEMA]
@@ -292,9 +295,14 @@ class Assumption(AgentInput):
     option: OptionId | None = None
 
 
+def _assumption_from_text(value: Any) -> Any:
+    """An assumption may be written as its text alone."""
+    return {"text": value} if isinstance(value, str) else value
+
+
 AssumptionInput = Annotated[
     Assumption,
-    BeforeValidator(lambda value: {"text": value} if isinstance(value, str) else value),
+    BeforeValidator(_assumption_from_text),
     _OrString({"minLength": 1, "maxLength": MAX_TEXT, "pattern": NOT_BLANK_REGEX}),
 ]
 

@@ -7,7 +7,7 @@ Everything an agent sends is untrusted, and validated in pydantic's *strict* mod
 import json
 from collections.abc import Collection, Mapping
 from functools import cache
-from typing import Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -45,6 +45,9 @@ from parkbot.core.models.fields import (
     WorkSoFar,
 )
 from parkbot.core.suggest import closest, did_you_mean
+
+if TYPE_CHECKING:
+    from parkbot.core.prebuilt import Validates
 
 
 class NeedsInput(AgentInput):
@@ -177,6 +180,15 @@ def _result_adapter() -> TypeAdapter[Result]:
     return TypeAdapter(AgentResult)
 
 
+@cache
+def _result_validator() -> "Validates[Any]":
+    """The validator of :func:`_result_adapter`, from its prebuilt schema."""
+    from parkbot.core import prebuilt
+    from parkbot.core.models import prebuilt_schemas
+
+    return prebuilt.adapter(prebuilt_schemas, "agent_result", lambda: AgentResult)
+
+
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     data: dict[str, Any] = {}
     for key, value in pairs:
@@ -212,7 +224,7 @@ def parse_result(data: Result | Mapping[str, Any] | str | bytes) -> Result:
     if isinstance(data, str | bytes):
         data = load_json(data)
     try:
-        return _result_adapter().validate_python(data)
+        return _result_validator().validate_python(data)  # type: ignore[no-any-return]
     except ValidationError as exc:
         raise InvalidInput(describe_validation_error(exc, "result")) from None
 

@@ -13,10 +13,12 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
+from parkbot.core import prebuilt
 from parkbot.core.errors import BackendFailure
-from parkbot.core.models import Answer, Decision, LogEntry
+from parkbot.core.models import Answer, Decision, LogEntry, prebuilt_schemas
+from parkbot.core.prebuilt import Validates
 from parkbot.trackers.git.layout import (
     CONFLICTS,
     DECISIONS,
@@ -41,19 +43,19 @@ from parkbot.trackers.git.objects import TREE_MODE, Snapshot, Transaction
 
 
 @cache
-def _log_lines() -> TypeAdapter[list[LogEntry]]:
+def _log_lines() -> Validates[list[LogEntry]]:
     """Built when the log is first read (building a validator at import would cost every command)."""
-    return TypeAdapter(list[LogEntry])
+    return prebuilt.adapter(prebuilt_schemas, "log_lines", lambda: list[LogEntry])
 
 
 @cache
-def _bucket() -> TypeAdapter[dict[str, list[str]]]:
-    return TypeAdapter(dict[str, list[str]])
+def _bucket() -> Validates[dict[str, list[str]]]:
+    return prebuilt.adapter(prebuilt_schemas, "bucket", lambda: dict[str, list[str]])
 
 
 @cache
-def _answers() -> TypeAdapter[list[Answer]]:
-    return TypeAdapter(list[Answer])
+def _answers() -> Validates[list[Answer]]:
+    return prebuilt.adapter(prebuilt_schemas, "answers", lambda: list[Answer])
 
 
 #: Decision files a scan reads (pipelined) before parsing them.
