@@ -7,9 +7,10 @@ figures of the last recount. Two rules keep it current, and only the first one r
 * :func:`recount` builds the index from every decision. The scheduled reconcile (``schedule``,
   ``workflow_dispatch``) and ``parkbot dashboard`` do it, and only they compute the figures that need
   the whole backlog (the 30-day numbers), which therefore say when they were computed.
-* :func:`patch` applies one event's changes: :func:`changes_in` says which decisions the event's items
-  changed, the caller hands over each one as the event last read or wrote it, and only those entries
-  are replaced, added or removed. So an event costs the same with ten decisions or ten thousand.
+* :func:`patch` applies one event's changes: each outcome of the lifecycle says what it changed (a
+  :class:`Changed`), the event hands over each changed decision as it last read or wrote it, and only
+  those entries are replaced, added or removed. So an event costs the same with ten decisions or ten
+  thousand.
 
 The index is bounded (:data:`PER_OWNER` per owner, :data:`MAX_LISTED` in all, oldest first: the
 oldest questions are the most urgent) so that it fits in an issue body with the text it renders. When
@@ -24,7 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,16 +35,6 @@ from parkbot.core.models import Decision
 PER_OWNER = 50
 #: Decisions listed in all (the index rides in the issue body, which GitHub caps at 65,536 characters).
 MAX_LISTED = 250
-
-#: Item kinds (``parkbot.events.base.Item``) that change a decision, unless their action says nothing changed.
-CHANGE_KINDS = frozenset({"parked", "resolved", "reopened", "closed", "abandoned"})
-#: Actions of those kinds that changed nothing.
-NO_CHANGE_ACTIONS = frozenset({"unchanged", "already_resolved"})
-#: Comment-command actions (items of kind ``replied``) that changed a decision.
-CHANGE_ACTIONS = frozenset({"escalated", "returned", "overridden", "accepted", "cited", "passed", "corrected"})
-#: Actions that hand the decision to another owner.
-MOVING_ACTIONS = frozenset({"escalated", "returned"})
-
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
@@ -139,43 +130,47 @@ class DashboardIndex(_Frozen):
         return cls.model_validate(data)
 
 
-class EventItem(Protocol):
-    """What :func:`changes_in` reads of an event's items (``parkbot.events.base.Item``)."""
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def action(self) -> str | None: ...
-
-    @property
-    def decision_id(self) -> str | None: ...
-
-
 class Changed(_Frozen):
-    """A decision an event changed: was it open before, and did the event hand it to another owner."""
+    """What one act did to a decision's line on the dashboard: which decision, was it open before, and did
+    the act hand it to another owner.
+
+    The lifecycle's outcomes say it themselves (``ParkOutcome.changed``, ``ResolveOutcome.changed``,
+    ``HandOutcome.changed``, ``CorrectionOutcome.changed``); an event carries what its outcomes said to
+    :func:`patch`, so the dashboard never reads what the event printed.
+    """
 
     decision_id: str
+    #: Whether the decision was counted as open before the act (a parked or reopened one was not).
     was_open: bool = True
+    #: Whether the act handed the decision to another owner (``escalate``, ``return``).
     moved: bool = False
 
 
-def changes_in(items: Iterable[EventItem]) -> list[Changed]:
-    """The decisions an event's items changed (none: the dashboard needs no patch), each once."""
+def confirmed(decision_id: str, change: Changed | None) -> Changed:
+    """A comment command parkbot confirmed as done (``/accept``, ``/cite``, ``/pass``, ``/override <n>`` ...)
+    refreshes its decision's line even when the act found nothing left to change (the same ``/accept`` twice)."""
+    return change if change is not None else Changed(decision_id=decision_id)
+
+
+def gone(decision_id: str) -> Changed:
+    """A decision whose issue left the repository (transferred, deleted): its line is refreshed from what the
+    event last saw of it (usually nothing, and then :func:`patch` leaves the line as it is)."""
+    return Changed(decision_id=decision_id)
+
+
+def merged(changes: Iterable[Changed | None]) -> list[Changed]:
+    """One change per decision, in the order first seen (none: the dashboard needs no patch).
+
+    The first change of a decision says whether it was open before the event; any of them may have moved it.
+    """
     found: dict[str, Changed] = {}
-    for item in items:
-        did, action = item.decision_id, item.action
-        if did is None:
+    for change in changes:
+        if change is None:
             continue
-        if item.kind in CHANGE_KINDS and action not in NO_CHANGE_ACTIONS:
-            was_open = not ((item.kind == "parked" and action == "created") or item.kind == "reopened")
-            change = Changed(decision_id=did, was_open=was_open)
-        elif item.kind in ("replied", "resolved") and action in CHANGE_ACTIONS:
-            change = Changed(decision_id=did, moved=action in MOVING_ACTIONS)
-        else:
-            continue
-        seen = found.get(did)
-        found[did] = change if seen is None else seen.model_copy(update={"moved": seen.moved or change.moved})
+        seen = found.get(change.decision_id)
+        found[change.decision_id] = (
+            change if seen is None else seen.model_copy(update={"moved": seen.moved or change.moved})
+        )
     return list(found.values())
 
 

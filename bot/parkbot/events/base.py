@@ -6,7 +6,8 @@
 * :class:`Context` opens the backend only when a handler first asks for it: an event that the
   payload alone shows to be irrelevant costs no API call at all.
 * :class:`Item` is one line of what happened (parked, resolved, blocked, refused ...). The CLI turns
-  items into text, JSON, step outputs, a job summary and annotations.
+  items into text, JSON, step outputs, a job summary and annotations. An item also carries what its
+  outcome changed on the decision dashboard (``change``, as the core said it), which is never printed.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ class Item:
     level: Level = "info"
     exit_code: int = 0
     data: dict[str, Any] = field(default_factory=dict)
+    #: What the outcome behind this line changed on the dashboard (never printed: it feeds the patch).
+    change: Changed | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "message": self.message}

@@ -32,12 +32,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-from parkbot.core import lifecycle
+from parkbot.core import dashboard_index, lifecycle
 from parkbot.core import planner as planner_rules
 from parkbot.core.authority import Actor
 from parkbot.core.authorship import judge_comment
 from parkbot.core.commands import ANSWERING, Command, parse
 from parkbot.core.config import Config
+from parkbot.core.dashboard_index import Changed
 from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused, with_step
 from parkbot.core.models import Decision
 from parkbot.core.tracker import (
@@ -88,6 +89,15 @@ class CommandResult:
     @property
     def refused(self) -> bool:
         return self.action == "refused"
+
+    @property
+    def changed(self) -> Changed | None:
+        """What the command changed on the dashboard: what its outcome said, and a confirmed act always
+        refreshes its decision's line (:func:`parkbot.core.dashboard_index.confirmed`); the standing answer
+        again (``unchanged``), ``/help``, a refusal or an ignored comment change nothing."""
+        if self.outcome is None or self.decision_id is None or self.action in ("unchanged", "refused", "ignored"):
+            return None
+        return dashboard_index.confirmed(self.decision_id, self.outcome.changed)
 
 
 # -- reactions on the command's comment (👀 taken up, 👍 done, 😕 refused) ------------------------------

@@ -141,5 +141,6 @@ def comment_items(result: CommandResult, number: int) -> list[Item]:
         number=number,
         url=location.url if location is not None else None,
         action=result.action,
+        change=result.changed,
     )
     return [item, *(gate_item(g) for g in gates)]

@@ -9,6 +9,7 @@ from typing import Literal
 from parkbot.core import authority
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
+from parkbot.core.dashboard_index import Changed
 from parkbot.core.errors import InvalidInput
 from parkbot.core.lifecycle.gates import block_and_publish, gate
 from parkbot.core.lifecycle.outcomes import COMMAND_FOR_KIND, ResolveOutcome, log_entry
@@ -55,6 +56,17 @@ class HandOutcome:
     location: Location | None = None
     resolution: ResolveOutcome | None = None
     gates: list[GateResult] = field(default_factory=list)
+
+    @property
+    def changed(self) -> Changed | None:
+        """Its dashboard line. A reopened, revived or restored decision counts as one that was not open before
+        (as a newly parked one); an abandoned or closed-again one as one that was."""
+        if self.action == "ignored":
+            return None
+        if self.action == "finished":
+            return self.resolution.changed if self.resolution is not None else None
+        was_open = self.action not in ("reopened", "revived", "restored")
+        return Changed(decision_id=self.decision.id, was_open=was_open)
 
 
 REOPENED = (
