@@ -15,9 +15,9 @@ figures of the last recount. Two rules keep it current, and only the first one r
 The index is bounded (:data:`PER_OWNER` per owner, :data:`MAX_LISTED` in all, oldest first: the
 oldest questions are the most urgent) so that it fits in an issue body with the text it renders. When
 it lists every open decision it is ``complete`` and its counts are exact. When it does not, the counts
-of the decisions it does not list come from the last recount, kept current by what each event says
-it changed (a decision parked or reopened was not open before; any other change was), and the next
-recount makes them exact again.
+of the decisions it does not list come from the last recount, kept current by what each outcome says
+it changed (was the decision open before, did it move to another owner), and the next recount makes
+them exact again.
 """
 
 from __future__ import annotations

@@ -26,13 +26,16 @@ class ParkOutcome:
     gates: list[GateResult] = field(default_factory=list)
     #: Whether the act handed the decision to another owner (``escalate``, ``return``).
     moved: bool = False
+    #: Whether the decision was open before the act (not when an abandoned one is filed again).
+    was_open: bool = True
 
     @property
     def changed(self) -> Changed | None:
         """Its dashboard line: a new decision was not open before; an unchanged one needs nothing."""
         if self.action == "unchanged":
             return None
-        return Changed(decision_id=self.decision.id, was_open=self.action != "created", moved=self.moved)
+        was_open = self.was_open and self.action != "created"
+        return Changed(decision_id=self.decision.id, was_open=was_open, moved=self.moved)
 
 
 @dataclass(frozen=True)
