@@ -36,6 +36,7 @@ PER_OWNER = 50
 #: Decisions listed in all (the index rides in the issue body, which GitHub caps at 65,536 characters).
 MAX_LISTED = 250
 
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 

@@ -21,9 +21,10 @@ be irrelevant makes no API call at all. Reading the environment is the CLI's job
 
 After an event that changed a decision (parked, resolved, escalated, reopened, closed ...: what each
 outcome of the lifecycle said it changed, a :class:`parkbot.core.dashboard_index.Changed` carried on the
-event's items) the decision dashboard issue is patched with just those decisions (:meth:`~parkbot.events.base.Context.patch_dashboard`), and every reconcile recounts it from every
-decision; the outcome reports what that did in ``dashboard``. It is not an item: it changes no decision
-and never fails the event.
+event's items) the decision dashboard issue is patched with just those decisions
+(:meth:`~parkbot.events.base.Context.patch_dashboard`), and every reconcile recounts it from every decision;
+the outcome reports what that did in ``dashboard``. It is not an item: it changes no decision and never fails
+the event.
 """
 
 from __future__ import annotations

@@ -104,7 +104,15 @@ def _items(tracker: IssueComments, outcome: HandOutcome, number: int, who: str) 
     if outcome.action == "closed_again":
         text = f"{did} (#{number}) was reopened by {who}: it is resolved and stays resolved; closed again"
         return [
-            Item("closed", text, decision_id=did, number=number, level="warning", action="refused_reopen", change=change)
+            Item(
+                "closed",
+                text,
+                decision_id=did,
+                number=number,
+                level="warning",
+                action="refused_reopen",
+                change=change,
+            )
         ]
     text = f"{did} (#{number}) reopened by {who}: open again"
     item = Item("reopened", text, decision_id=did, number=number, url=url, change=change)
