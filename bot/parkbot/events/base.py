@@ -22,8 +22,11 @@ from parkbot.core.config import Config
 from parkbot.core.dashboard_index import Changed
 from parkbot.core.errors import InvalidInput, ParkbotError
 from parkbot.core.filing import FiledFiles
+from parkbot.core.lifecycle import ParkAction, ResolveAction
 from parkbot.core.tracker import GateResult, Tracker
 from parkbot.dashboard_refresh import DashboardOutcome, patch_dashboard, recount_dashboard, supports_dashboard
+from parkbot.events.commands import Action as CommandAction
+from parkbot.events.commands import CommandReason, RuleReason
 
 ItemKind = Literal[
     "parked",  # a result became (or updated) a decision; ``action`` says created/updated/unchanged
@@ -39,6 +42,12 @@ ItemKind = Literal[
 ]
 Level = Literal["info", "notice", "warning", "error"]
 GateStateName = Literal["open", "blocked", "failure"]
+#: What a handler did about a decision besides the lifecycle's own words: a result already answered
+#: (``parked``), a resolved decision reopened and closed again (``closed``), labels put back (``reopened``),
+#: a decision issue that left the repository (``abandoned``).
+HandlerAction = Literal["already_resolved", "refused_reopen", "restored", "transferred", "deleted"]
+#: An item's ``action``: what the outcome or the command behind it said (a refusal's reason code included).
+ItemAction = ParkAction | ResolveAction | CommandAction | CommandReason | RuleReason | HandlerAction
 
 
 @dataclass(frozen=True)
@@ -52,7 +61,7 @@ class Item:
     url: str | None = None
     target: str | None = None
     gate_state: GateStateName | None = None
-    action: str | None = None
+    action: ItemAction | None = None
     level: Level = "info"
     exit_code: int = 0
     data: dict[str, Any] = field(default_factory=dict)

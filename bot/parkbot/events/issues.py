@@ -27,7 +27,7 @@ from parkbot.core import dashboard_index, lifecycle
 from parkbot.core.identity import check_decision_id
 from parkbot.core.lifecycle import HandOutcome
 from parkbot.core.tracker import IndexedDependents, IssueComments
-from parkbot.events.base import Context, Event, Item, gate_item, ignored, is_bot
+from parkbot.events.base import Context, Event, HandlerAction, Item, gate_item, ignored, is_bot
 from parkbot.events.reconcile import resolution_items
 from parkbot.events.replies import REOPENED_STEP
 from parkbot.events.router import Router
@@ -171,13 +171,14 @@ def on_gone(event: Event, ctx: Context) -> list[Item]:
     if not isinstance(tracker, IndexedDependents):
         return ignored(f"#{number}: this backend keeps no decision issues")
     who = _who(event)
+    action: HandlerAction = "transferred" if event.action == "transferred" else "deleted"
     gates = [lifecycle.gate(ctx.tracker, ctx.config, target) for target in tracker.indexed_dependents(did)]
     text = (
-        f"{did} (#{number}) was {event.action} by {who}: its record is gone from this repository, so its "
+        f"{did} (#{number}) was {action} by {who}: its record is gone from this repository, so its "
         "dependents stay blocked (file the question again to ask it again)"
     )
     change = dashboard_index.gone(did)
-    item = Item("abandoned", text, decision_id=did, number=number, level="warning", action=event.action, change=change)
+    item = Item("abandoned", text, decision_id=did, number=number, level="warning", action=action, change=change)
     return [item, *(gate_item(g) for g in gates)]
 
 
