@@ -35,6 +35,8 @@ from parkbot.core.models import Decision
 PER_OWNER = 50
 #: Decisions listed in all (the index rides in the issue body, which GitHub caps at 65,536 characters).
 MAX_LISTED = 250
+#: What writing the dashboard did (``absent``: there was none, and none was to be made).
+DashboardWrite = Literal["created", "updated", "unchanged", "absent"]
 
 
 class _Frozen(BaseModel):
