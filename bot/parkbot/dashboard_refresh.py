@@ -81,7 +81,7 @@ def recount_index(decisions: Iterable[Decision], events: Iterable[LogEntry], now
     decisions = list(decisions)
     refusals = [entry.model_dump() for entry in events]
     report = compute_report(decisions, refusals, since=now - WINDOW, now=now)
-    return dashboard_index.recount(decisions, now=now, figures=figures_of(report, now).model_dump(mode="json"))
+    return dashboard_index.recount(decisions, now=now, figures=figures_of(report, now))
 
 
 def render_current(tracker: Tracker, config: Config, *, now: datetime | None = None) -> tuple[str, DashboardIndex]:

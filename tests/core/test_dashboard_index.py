@@ -7,6 +7,7 @@ The acts run for real on the in-memory tracker; the index they patch is compared
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -18,6 +19,7 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.dashboard_index import Changed, DashboardIndex, confirmed, gone, merged, patch, recount
 from parkbot.core.errors import Refused
+from parkbot.core.figures import DashboardFigures, Share, TimeToAnswer
 from parkbot.core.models import Decision
 from tests.support.memory_tracker import MemoryTracker
 from tests.support.results import NOW, result
@@ -231,3 +233,66 @@ def test_what_an_outcome_says_is_about_its_own_decision() -> None:
     assert outcome.changed is not None
     assert outcome.changed.decision_id == outcome.decision.id == "t-3-decision-k"
     assert isinstance(outcome.decision, Decision)
+
+
+# --- the index as the issue body has always carried it ----------------------------------------------------------
+
+#: Indexes an earlier version wrote (``json.dumps(index.to_data(), sort_keys=True)``, the form the GitHub
+#: adapter packs into the issue body): every figure, the empty ones as ``null``.
+OLD_INDEX = (
+    '{"blocking_work":1,"entries":[{"created_at":"2024-06-03T10:00:00Z","dependents":["#9"],"id":"t-1-dec'
+    'ision-k","owner":"alice","title":"Q one?"},{"blocking":false,"created_at":"2024-06-04T10:00:00Z","id'
+    '":"t-2-decision-k","owner":"bob","title":"Q two?"}],"figures":{"abandoned":1,"answered_by_default":{'
+    '"count":1,"n":8,"share":0.125},"answered_by_precedent":{"count":1,"n":8,"share":0.125},"asked":11,"c'
+    'omputed_at":"2024-06-30T12:00:00Z","escalated":{"count":1,"n":11,"share":0.09090909090909091},"guess'
+    '_vs_answer":{"count":3,"n":7,"share":0.42857142857142855},"recurring":[3,"Order D-77 has 5 line item'
+    's already refunded. Refund the remaining 2, or the full original total of 1,250.00?"],"refused_by_ca'
+    'p":{"count":2,"n":13,"share":0.15384615384615385},"resolved":8,"since":"2024-06-01T12:00:00Z","time_'
+    'to_answer":{"median_seconds":19800.0,"n":8,"p90_seconds":36000.0}},"recounted_at":"2024-06-30T12:00:'
+    '00Z","totals":{"alice":1,"bob":1},"v":1}'
+)
+OLD_EMPTY_FIGURES = (
+    '{"blocking_work":1,"entries":[{"created_at":"2024-06-03T10:00:00Z","dependents":["#9"],"id":"t-1-dec'
+    'ision-k","owner":"alice","title":"Q one?"}],"figures":{"abandoned":0,"answered_by_default":{"count":'
+    '0,"n":0,"share":null},"answered_by_precedent":{"count":0,"n":0,"share":null},"asked":0,"computed_at"'
+    ':"2024-06-30T12:00:00Z","escalated":{"count":0,"n":0,"share":null},"guess_vs_answer":{"count":0,"n":'
+    '0,"share":null},"recurring":null,"refused_by_cap":{"count":0,"n":0,"share":null},"resolved":0,"since'
+    '":"2024-06-01T12:00:00Z","time_to_answer":{"median_seconds":null,"n":0,"p90_seconds":null}},"recount'
+    'ed_at":"2024-06-30T12:00:00Z","totals":{"alice":1},"v":1}'
+)
+
+
+def canonical(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+@pytest.mark.parametrize("written", [OLD_INDEX, OLD_EMPTY_FIGURES])
+def test_an_index_an_earlier_version_wrote_parses_and_is_written_back_byte_for_byte(written: str) -> None:
+    index = DashboardIndex.from_data(json.loads(written))
+    assert isinstance(index.figures, DashboardFigures)
+    assert canonical(index.to_data()) == written
+
+
+def test_figures_are_typed_and_keep_their_empty_fields_in_the_index() -> None:
+    index = DashboardIndex.from_data(json.loads(OLD_INDEX))
+    assert index.figures is not None
+    assert (index.figures.asked, index.figures.resolved, index.figures.abandoned) == (11, 8, 1)
+    assert index.figures.time_to_answer == TimeToAnswer(n=8, median_seconds=19800.0, p90_seconds=36000.0)
+    assert index.figures.guess_vs_answer == Share.of(3, 7)
+    assert index.figures.recurring is not None
+    assert index.figures.recurring[0] == 3
+    empty = DashboardIndex.from_data(json.loads(OLD_EMPTY_FIGURES))
+    assert empty.figures is not None
+    assert empty.figures.time_to_answer == TimeToAnswer(n=0)
+    data = empty.to_data()["figures"]
+    assert data["recurring"] is None
+    assert data["time_to_answer"] == {"n": 0, "median_seconds": None, "p90_seconds": None}
+
+
+def test_figures_another_version_wrote_are_dropped_and_the_list_kept() -> None:
+    data = json.loads(OLD_INDEX)
+    data["figures"] = {"asked": "many"}
+    index = DashboardIndex.from_data(data)
+    assert index.figures is None
+    assert [e.id for e in index.entries] == ["t-1-decision-k", "t-2-decision-k"]
+    assert index.totals == {"alice": 1, "bob": 1}

@@ -27,8 +27,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+)
 
+from parkbot.core.figures import DashboardFigures
 from parkbot.core.models import Decision
 
 #: Decisions listed per owner; the rest of an owner's are counted, not listed.
@@ -108,8 +117,23 @@ class DashboardIndex(_Frozen):
     complete: bool = True
     #: When every decision was last read (None: never, the index was built from events alone).
     recounted_at: datetime | None = None
-    #: The whole-backlog figures of that recount (:class:`parkbot.report.dashboard_body.Figures`, as JSON).
-    figures: dict[str, Any] | None = None
+    #: The whole-backlog figures of that recount (None: none yet, or ones another version wrote and this one
+    #: cannot read; they are shown again after the next recount).
+    figures: DashboardFigures | None = None
+
+    @field_validator("figures", mode="wrap")
+    @classmethod
+    def _readable_figures(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> DashboardFigures | None:
+        try:
+            figures: DashboardFigures | None = handler(value)
+        except ValidationError:  # the figures of another version: the list is still good
+            return None
+        return figures
+
+    @field_serializer("figures")
+    def _every_figure(self, figures: DashboardFigures | None) -> dict[str, Any] | None:
+        """Every figure, the empty ones too: the index keeps the form it always had in the issue body."""
+        return figures.model_dump(mode="json") if figures is not None else None
 
     @property
     def open_count(self) -> int:
@@ -177,14 +201,12 @@ def merged(changes: Iterable[Changed | None]) -> list[Changed]:
     return list(found.values())
 
 
-def recount(decisions: Iterable[Decision], *, now: datetime, figures: Mapping[str, Any] | None) -> DashboardIndex:
+def recount(decisions: Iterable[Decision], *, now: datetime, figures: DashboardFigures | None) -> DashboardIndex:
     """The index of a full read of every decision (the reconcile, ``parkbot dashboard``)."""
     open_ = [d for d in decisions if is_listed(d)]
     totals = Counter(d.owner for d in open_)
     blocking = sum(1 for d in open_ if d.blocking and d.dependents)
-    index = DashboardIndex(
-        totals=dict(totals), blocking_work=blocking, recounted_at=now, figures=dict(figures) if figures else None
-    )
+    index = DashboardIndex(totals=dict(totals), blocking_work=blocking, recounted_at=now, figures=figures)
     return _bounded(index, [DashboardEntry.of(d) for d in open_], complete=True)
 
 
