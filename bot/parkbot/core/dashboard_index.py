@@ -167,7 +167,7 @@ class Changed(_Frozen):
     """
 
     decision_id: str
-    #: Whether the decision was counted as open before the act (a parked or reopened one was not).
+    #: Whether the decision was counted as open before the act (a newly parked or a revived one was not).
     was_open: bool = True
     #: Whether the act handed the decision to another owner (``escalate``, ``return``).
     moved: bool = False
