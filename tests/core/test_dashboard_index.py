@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -29,7 +30,7 @@ ABANDON = CONFIG.model_copy(update={"closed_without_answer": "abandon"})
 DID = "t-1-decision-k"
 
 
-def park(tracker: MemoryTracker, n: int = 1, config: Config = CONFIG, **changes: object) -> lifecycle.ParkOutcome:
+def park(tracker: MemoryTracker, n: int = 1, config: Config = CONFIG, **changes: Any) -> lifecycle.ParkOutcome:
     filed = result(origin=f"t-{n}", key="k", title=f"Question {n}", dependents=[f"#{100 + n}"], **changes)
     return lifecycle.park(tracker, filed, config, now=NOW + timedelta(minutes=n))
 
