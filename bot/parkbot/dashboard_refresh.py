@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from parkbot.core import dashboard_index, lifecycle
 from parkbot.core.config import Config
-from parkbot.core.dashboard_index import Changed, DashboardIndex
+from parkbot.core.dashboard_index import Changed, DashboardIndex, DashboardWrite
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import Decision, LogEntry, utcnow
 from parkbot.core.tracker import DashboardIssue, LoggedEvents, SeenDecisions, Tracker
@@ -31,6 +31,8 @@ from parkbot.report.dashboard_body import WINDOW, figures_of, render_body
 
 #: The dashboard issue's title.
 TITLE = "parkbot: open decisions"
+#: How a refresh read the backlog: every decision (``recount``) or only those an event changed (``patch``).
+RefreshMode = Literal["recount", "patch"]
 
 
 @dataclass(frozen=True)
@@ -40,13 +42,13 @@ class DashboardOutcome:
     ``mode`` is ``recount`` (every decision read) or ``patch`` (only the ones an event changed).
     """
 
-    action: str
+    action: DashboardWrite
     number: int | None
     url: str | None
     open: int
     body: str
     notice: str | None = None
-    mode: str = "recount"
+    mode: RefreshMode = "recount"
 
     def as_dict(self, *, with_body: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -79,7 +81,7 @@ def recount_index(decisions: Iterable[Decision], events: Iterable[LogEntry], now
     decisions = list(decisions)
     refusals = [entry.model_dump() for entry in events]
     report = compute_report(decisions, refusals, since=now - WINDOW, now=now)
-    return dashboard_index.recount(decisions, now=now, figures=figures_of(report, now).model_dump(mode="json"))
+    return dashboard_index.recount(decisions, now=now, figures=figures_of(report, now))
 
 
 def render_current(tracker: Tracker, config: Config, *, now: datetime | None = None) -> tuple[str, DashboardIndex]:
@@ -125,7 +127,7 @@ def patch_dashboard(
 
 
 def _write(
-    tracker: DashboardIssue, index: DashboardIndex, now: datetime, *, create: bool, mode: str
+    tracker: DashboardIssue, index: DashboardIndex, now: datetime, *, create: bool, mode: RefreshMode
 ) -> DashboardOutcome:
     shown: list[str] = []
 

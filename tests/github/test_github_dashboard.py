@@ -104,7 +104,7 @@ def test_the_body_carries_the_index_it_shows(fake: FakeGitHub, tracker: GitHubTr
     ]
     assert index.totals == {"alice": 3}
     assert index.figures is not None
-    assert index.figures["asked"] == 3
+    assert index.figures.asked == 3
     assert "computed at 2026-11-30 12:00 UTC by a full recount" in body
 
 

@@ -107,7 +107,7 @@ class GateReport(_Result):
             state=result.state,
             blocking=[d.id for d in result.blocking],
             resolved=[d.id for d in result.resolved],
-            note=result.details.get("note"),
+            note=result.note or None,
         )
         shown = {"target": None, "state": None, "blocking": None}
         if not result.blocking:

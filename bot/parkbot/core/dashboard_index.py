@@ -7,16 +7,17 @@ figures of the last recount. Two rules keep it current, and only the first one r
 * :func:`recount` builds the index from every decision. The scheduled reconcile (``schedule``,
   ``workflow_dispatch``) and ``parkbot dashboard`` do it, and only they compute the figures that need
   the whole backlog (the 30-day numbers), which therefore say when they were computed.
-* :func:`patch` applies one event's changes: :func:`changes_in` says which decisions the event's items
-  changed, the caller hands over each one as the event last read or wrote it, and only those entries
-  are replaced, added or removed. So an event costs the same with ten decisions or ten thousand.
+* :func:`patch` applies one event's changes: each outcome of the lifecycle says what it changed (a
+  :class:`Changed`), the event hands over each changed decision as it last read or wrote it, and only
+  those entries are replaced, added or removed. So an event costs the same with ten decisions or ten
+  thousand.
 
 The index is bounded (:data:`PER_OWNER` per owner, :data:`MAX_LISTED` in all, oldest first: the
 oldest questions are the most urgent) so that it fits in an issue body with the text it renders. When
 it lists every open decision it is ``complete`` and its counts are exact. When it does not, the counts
-of the decisions it does not list come from the last recount, kept current by what each event says
-it changed (a decision parked or reopened was not open before; any other change was), and the next
-recount makes them exact again.
+of the decisions it does not list come from the last recount, kept current by what each outcome says
+it changed (was the decision open before, did it move to another owner), and the next recount makes
+them exact again.
 """
 
 from __future__ import annotations
@@ -24,25 +25,27 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+)
 
+from parkbot.core.figures import DashboardFigures
 from parkbot.core.models import Decision
 
 #: Decisions listed per owner; the rest of an owner's are counted, not listed.
 PER_OWNER = 50
 #: Decisions listed in all (the index rides in the issue body, which GitHub caps at 65,536 characters).
 MAX_LISTED = 250
-
-#: Item kinds (``parkbot.events.base.Item``) that change a decision, unless their action says nothing changed.
-CHANGE_KINDS = frozenset({"parked", "resolved", "reopened", "closed", "abandoned"})
-#: Actions of those kinds that changed nothing.
-NO_CHANGE_ACTIONS = frozenset({"unchanged", "already_resolved"})
-#: Comment-command actions (items of kind ``replied``) that changed a decision.
-CHANGE_ACTIONS = frozenset({"escalated", "returned", "overridden", "accepted", "cited", "passed", "corrected"})
-#: Actions that hand the decision to another owner.
-MOVING_ACTIONS = frozenset({"escalated", "returned"})
+#: What writing the dashboard did (``absent``: there was none, and none was to be made).
+DashboardWrite = Literal["created", "updated", "unchanged", "absent"]
 
 
 class _Frozen(BaseModel):
@@ -114,8 +117,23 @@ class DashboardIndex(_Frozen):
     complete: bool = True
     #: When every decision was last read (None: never, the index was built from events alone).
     recounted_at: datetime | None = None
-    #: The whole-backlog figures of that recount (:class:`parkbot.report.dashboard_body.Figures`, as JSON).
-    figures: dict[str, Any] | None = None
+    #: The whole-backlog figures of that recount (None: none yet, or ones another version wrote and this one
+    #: cannot read; they are shown again after the next recount).
+    figures: DashboardFigures | None = None
+
+    @field_validator("figures", mode="wrap")
+    @classmethod
+    def _readable_figures(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> DashboardFigures | None:
+        try:
+            figures: DashboardFigures | None = handler(value)
+        except ValidationError:  # the figures of another version: the list is still good
+            return None
+        return figures
+
+    @field_serializer("figures")
+    def _every_figure(self, figures: DashboardFigures | None) -> dict[str, Any] | None:
+        """Every figure, the empty ones too: the index keeps the form it always had in the issue body."""
+        return figures.model_dump(mode="json") if figures is not None else None
 
     @property
     def open_count(self) -> int:
@@ -139,54 +157,56 @@ class DashboardIndex(_Frozen):
         return cls.model_validate(data)
 
 
-class EventItem(Protocol):
-    """What :func:`changes_in` reads of an event's items (``parkbot.events.base.Item``)."""
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def action(self) -> str | None: ...
-
-    @property
-    def decision_id(self) -> str | None: ...
-
-
 class Changed(_Frozen):
-    """A decision an event changed: was it open before, and did the event hand it to another owner."""
+    """What one act did to a decision's line on the dashboard: which decision, was it open before, and did
+    the act hand it to another owner.
+
+    The lifecycle's outcomes say it themselves (``ParkOutcome.changed``, ``ResolveOutcome.changed``,
+    ``HandOutcome.changed``, ``CorrectionOutcome.changed``); an event carries what its outcomes said to
+    :func:`patch`, so the dashboard never reads what the event printed.
+    """
 
     decision_id: str
+    #: Whether the decision was counted as open before the act (a newly parked or a revived one was not).
     was_open: bool = True
+    #: Whether the act handed the decision to another owner (``escalate``, ``return``).
     moved: bool = False
 
 
-def changes_in(items: Iterable[EventItem]) -> list[Changed]:
-    """The decisions an event's items changed (none: the dashboard needs no patch), each once."""
+def confirmed(decision_id: str, change: Changed | None) -> Changed:
+    """A comment command parkbot confirmed as done (``/accept``, ``/cite``, ``/pass``, ``/override <n>`` ...)
+    refreshes its decision's line even when the act found nothing left to change (the same ``/accept`` twice)."""
+    return change if change is not None else Changed(decision_id=decision_id)
+
+
+def gone(decision_id: str) -> Changed:
+    """A decision whose issue left the repository (transferred, deleted): its line is refreshed from what the
+    event last saw of it (usually nothing, and then :func:`patch` leaves the line as it is)."""
+    return Changed(decision_id=decision_id)
+
+
+def merged(changes: Iterable[Changed | None]) -> list[Changed]:
+    """One change per decision, in the order first seen (none: the dashboard needs no patch).
+
+    The first change of a decision says whether it was open before the event; any of them may have moved it.
+    """
     found: dict[str, Changed] = {}
-    for item in items:
-        did, action = item.decision_id, item.action
-        if did is None:
+    for change in changes:
+        if change is None:
             continue
-        if item.kind in CHANGE_KINDS and action not in NO_CHANGE_ACTIONS:
-            was_open = not ((item.kind == "parked" and action == "created") or item.kind == "reopened")
-            change = Changed(decision_id=did, was_open=was_open)
-        elif item.kind in ("replied", "resolved") and action in CHANGE_ACTIONS:
-            change = Changed(decision_id=did, moved=action in MOVING_ACTIONS)
-        else:
-            continue
-        seen = found.get(did)
-        found[did] = change if seen is None else seen.model_copy(update={"moved": seen.moved or change.moved})
+        seen = found.get(change.decision_id)
+        found[change.decision_id] = (
+            change if seen is None else seen.model_copy(update={"moved": seen.moved or change.moved})
+        )
     return list(found.values())
 
 
-def recount(decisions: Iterable[Decision], *, now: datetime, figures: Mapping[str, Any] | None) -> DashboardIndex:
+def recount(decisions: Iterable[Decision], *, now: datetime, figures: DashboardFigures | None) -> DashboardIndex:
     """The index of a full read of every decision (the reconcile, ``parkbot dashboard``)."""
     open_ = [d for d in decisions if is_listed(d)]
     totals = Counter(d.owner for d in open_)
     blocking = sum(1 for d in open_ if d.blocking and d.dependents)
-    index = DashboardIndex(
-        totals=dict(totals), blocking_work=blocking, recounted_at=now, figures=dict(figures) if figures else None
-    )
+    index = DashboardIndex(totals=dict(totals), blocking_work=blocking, recounted_at=now, figures=figures)
     return _bounded(index, [DashboardEntry.of(d) for d in open_], complete=True)
 
 

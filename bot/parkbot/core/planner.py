@@ -27,6 +27,7 @@ from typing import Literal, Protocol, runtime_checkable
 from parkbot.core import authority, lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Planner
+from parkbot.core.dashboard_index import Changed
 from parkbot.core.errors import InvalidInput, Refused
 from parkbot.core.lifecycle import ParkOutcome, ResolveOutcome
 from parkbot.core.models import (
@@ -339,6 +340,11 @@ class CorrectionOutcome:
     gates: list[GateResult] = field(default_factory=list)
     regated: list[str] = field(default_factory=list)
     rework: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> Changed | None:
+        """Its dashboard line (the standing answer again: nothing)."""
+        return None if self.action == "unchanged" else Changed(decision_id=self.decision.id)
 
 
 def _may_correct(tracker: Tracker, config: Config, decision: Decision, answer: Answer, by: Actor) -> None:

@@ -30,7 +30,7 @@ from parkbot.core.models import Answer, Decision, LogEntry
 
 if TYPE_CHECKING:
     from parkbot.core.authority import Actor
-    from parkbot.core.dashboard_index import DashboardIndex
+    from parkbot.core.dashboard_index import DashboardIndex, DashboardWrite
     from parkbot.core.untaken import CommentFacts
 
 GateState = Literal["open", "blocked"]
@@ -290,7 +290,7 @@ class DashboardIssue(Protocol):
         *,
         title: str,
         create: bool = True,
-    ) -> tuple[int, str]:
+    ) -> tuple[int, DashboardWrite]:
         """Make the dashboard show ``index``: ``(number, action)``, the action ``created``, ``updated``,
         ``unchanged`` (or ``(0, "absent")`` when there is none and ``create`` is False).
 

@@ -19,11 +19,12 @@ outcome with a one-line notice (exit 0), malformed payloads raise :class:`~parkb
 be irrelevant makes no API call at all. Reading the environment is the CLI's job
 (:mod:`parkbot.cli.events`), not this package's.
 
-After an event that changed a decision (parked, resolved, escalated, reopened, closed ...; see
-:func:`parkbot.core.dashboard_index.changes_in`) the decision dashboard issue is patched with just those
-decisions (:meth:`~parkbot.events.base.Context.patch_dashboard`), and every reconcile recounts it from every
-decision; the outcome reports what that did in ``dashboard``. It is not an item: it changes no decision
-and never fails the event.
+After an event that changed a decision (parked, resolved, escalated, reopened, closed ...: what each
+outcome of the lifecycle said it changed, a :class:`parkbot.core.dashboard_index.Changed` carried on the
+event's items) the decision dashboard issue is patched with just those decisions
+(:meth:`~parkbot.events.base.Context.patch_dashboard`), and every reconcile recounts it from every decision;
+the outcome reports what that did in ``dashboard``. It is not an item: it changes no decision and never fails
+the event.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from parkbot.core.dashboard_index import changes_in
+from parkbot.core import dashboard_index
 from parkbot.core.errors import InvalidInput
 from parkbot.events import checks, comments, issues, merge_group, pulls, push, reconcile, workflow_run
 from parkbot.events.base import CommitReader, Context, Event, Item, TrackerFactory
@@ -180,7 +181,7 @@ def handle_event(
     items: list[Item] = []
     for result in ROUTER.dispatch(name, event.action, event, ctx):
         items.extend(result)
-    changes = changes_in(items)
+    changes = dashboard_index.merged(item.change for item in items)
     if ctx.opened and ctx.dashboard is None and changes:
         ctx.patch_dashboard(changes)
     status: OutcomeStatus = "handled" if any(i.kind != "ignored" for i in items) else "ignored"

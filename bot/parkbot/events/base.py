@@ -6,7 +6,8 @@
 * :class:`Context` opens the backend only when a handler first asks for it: an event that the
   payload alone shows to be irrelevant costs no API call at all.
 * :class:`Item` is one line of what happened (parked, resolved, blocked, refused ...). The CLI turns
-  items into text, JSON, step outputs, a job summary and annotations.
+  items into text, JSON, step outputs, a job summary and annotations. An item also carries what its
+  outcome changed on the decision dashboard (``change``, as the core said it), which is never printed.
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ from parkbot.core.config import Config
 from parkbot.core.dashboard_index import Changed
 from parkbot.core.errors import InvalidInput, ParkbotError
 from parkbot.core.filing import FiledFiles
+from parkbot.core.lifecycle import ParkAction, ResolveAction
 from parkbot.core.tracker import GateResult, Tracker
 from parkbot.dashboard_refresh import DashboardOutcome, patch_dashboard, recount_dashboard, supports_dashboard
+from parkbot.events.commands import Action as CommandAction
+from parkbot.events.commands import CommandReason, RuleReason
 
 ItemKind = Literal[
     "parked",  # a result became (or updated) a decision; ``action`` says created/updated/unchanged
@@ -38,6 +42,12 @@ ItemKind = Literal[
 ]
 Level = Literal["info", "notice", "warning", "error"]
 GateStateName = Literal["open", "blocked", "failure"]
+#: What a handler did about a decision besides the lifecycle's own words: a result already answered
+#: (``parked``), a resolved decision reopened and closed again (``closed``), labels put back (``reopened``),
+#: a decision issue that left the repository (``abandoned``).
+HandlerAction = Literal["already_resolved", "refused_reopen", "restored", "transferred", "deleted"]
+#: An item's ``action``: what the outcome or the command behind it said (a refusal's reason code included).
+ItemAction = ParkAction | ResolveAction | CommandAction | CommandReason | RuleReason | HandlerAction
 
 
 @dataclass(frozen=True)
@@ -51,10 +61,12 @@ class Item:
     url: str | None = None
     target: str | None = None
     gate_state: GateStateName | None = None
-    action: str | None = None
+    action: ItemAction | None = None
     level: Level = "info"
     exit_code: int = 0
     data: dict[str, Any] = field(default_factory=dict)
+    #: What the outcome behind this line changed on the dashboard (never printed: it feeds the patch).
+    change: Changed | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "message": self.message}

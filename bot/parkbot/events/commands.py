@@ -30,14 +30,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Literal, NewType, Protocol
 
-from parkbot.core import lifecycle
+from parkbot.core import dashboard_index, lifecycle
 from parkbot.core import planner as planner_rules
 from parkbot.core.authority import Actor
 from parkbot.core.authorship import judge_comment
 from parkbot.core.commands import ANSWERING, Command, parse
 from parkbot.core.config import Config
+from parkbot.core.dashboard_index import Changed
 from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused, with_step
 from parkbot.core.models import Decision
 from parkbot.core.tracker import (
@@ -66,6 +67,20 @@ Action = Literal[
     "passed",
     "corrected",
 ]
+#: Why a comment was ignored or refused before any rule of the core ran (``ok``: it was not).
+CommandReason = Literal[
+    "ok",
+    "own_comment",
+    "no_command",
+    "already_taken_up",
+    "changed_since",
+    "unknown_command",
+    "invalid_command",
+    "not_a_decision",
+    "not_authorized",
+]
+#: The reason code of a refusal by a rule of the core (``ParkbotError.reason``), passed on as the core gave it.
+RuleReason = NewType("RuleReason", str)
 
 
 class CommentTracker(Tracker, IssueComments, Protocol):
@@ -77,7 +92,7 @@ class CommandResult:
     """What happened to one comment; ``replied`` says whether a reply was written or edited."""
 
     action: Action
-    reason: str
+    reason: CommandReason | RuleReason
     command: Command | None = None
     decision_id: str | None = None
     message: str = ""
@@ -88,6 +103,15 @@ class CommandResult:
     @property
     def refused(self) -> bool:
         return self.action == "refused"
+
+    @property
+    def changed(self) -> Changed | None:
+        """What the command changed on the dashboard: what its outcome said, and a confirmed act always
+        refreshes its decision's line (:func:`parkbot.core.dashboard_index.confirmed`); the standing answer
+        again (``unchanged``), ``/help``, a refusal or an ignored comment change nothing."""
+        if self.outcome is None or self.decision_id is None or self.action in ("unchanged", "refused", "ignored"):
+            return None
+        return dashboard_index.confirmed(self.decision_id, self.outcome.changed)
 
 
 # -- reactions on the command's comment (👀 taken up, 👍 done, 😕 refused) ------------------------------
@@ -180,7 +204,9 @@ def _handle(
     author = actor.login
     key = str(comment_id)
 
-    def refuse(reason: str, message: str, decision_id: str | None = None, step: str | None = None) -> CommandResult:
+    def refuse(
+        reason: CommandReason | RuleReason, message: str, decision_id: str | None = None, step: str | None = None
+    ) -> CommandResult:
         text = (
             f"{code_span(command.render())} from {code_span(author)} was not applied: "
             f"{with_step(escape_markdown(message), step)}\n\nNothing was changed."
@@ -207,9 +233,9 @@ def _handle(
     except BackendFailure:
         raise
     except (Refused, InvalidInput) as exc:
-        return refuse(exc.reason, exc.message, decision.id, github_step(exc))
+        return refuse(RuleReason(exc.reason), exc.message, decision.id, github_step(exc))
     except ParkbotError as exc:  # pragma: no cover - every rule raises one of the above
-        return refuse(exc.reason, exc.message, decision.id, github_step(exc))
+        return refuse(RuleReason(exc.reason), exc.message, decision.id, github_step(exc))
 
 
 def _run(

@@ -26,15 +26,15 @@ from parkbot.core import authority, commands
 from parkbot.core.authority import Actor
 from parkbot.core.lifecycle import ParkOutcome, ResolveOutcome
 from parkbot.core.tracker import IssueComments
-from parkbot.events.base import Context, Event, Item, gate_item, ignored, is_bot
-from parkbot.events.commands import CommandResult, handle_comment
+from parkbot.events.base import Context, Event, Item, ItemKind, gate_item, ignored, is_bot
+from parkbot.events.commands import Action, CommandResult, handle_comment
 from parkbot.events.router import Router
 from parkbot.trackers.github import DECISION_LABEL
 
 router = Router()
 
-#: ``CommandResult.action`` -> the job summary's item kind.
-_KINDS: dict[str, str] = {
+#: ``CommandResult.action`` -> the job summary's item kind (any other: ``replied``).
+_KINDS: dict[Action, ItemKind] = {
     "resolved": "resolved",
     "completed": "resolved",
     "unchanged": "resolved",
@@ -135,11 +135,12 @@ def comment_items(result: CommandResult, number: int) -> list[Item]:
     location = outcome.location if isinstance(outcome, ResolveOutcome | ParkOutcome) else None
     gates = outcome.gates if isinstance(outcome, ResolveOutcome | ParkOutcome) else []
     item = Item(
-        kind,  # type: ignore[arg-type]
+        kind,
         text,
         decision_id=result.decision_id,
         number=number,
         url=location.url if location is not None else None,
         action=result.action,
+        change=result.changed,
     )
     return [item, *(gate_item(g) for g in gates)]

@@ -23,11 +23,11 @@ a close is judged by parkbot's own record of the decision.
 
 from __future__ import annotations
 
-from parkbot.core import lifecycle
+from parkbot.core import dashboard_index, lifecycle
 from parkbot.core.identity import check_decision_id
 from parkbot.core.lifecycle import HandOutcome
 from parkbot.core.tracker import IndexedDependents, IssueComments
-from parkbot.events.base import Context, Event, Item, gate_item, ignored, is_bot
+from parkbot.events.base import Context, Event, HandlerAction, Item, gate_item, ignored, is_bot
 from parkbot.events.reconcile import resolution_items
 from parkbot.events.replies import REOPENED_STEP
 from parkbot.events.router import Router
@@ -94,17 +94,29 @@ def _items(tracker: IssueComments, outcome: HandOutcome, number: int, who: str) 
     if outcome.action == "finished" and outcome.resolution is not None:
         return resolution_items(outcome.resolution)
     url = outcome.location.url if outcome.location else None
+    change = outcome.changed
     if outcome.action == "abandoned":
         text = f"{did} (#{number}) closed by {who} without an answer: marked abandoned (dependents stay blocked)"
-        return [Item("abandoned", text, decision_id=did, number=number, level="warning")]
+        return [Item("abandoned", text, decision_id=did, number=number, level="warning", change=change)]
     if outcome.action == "reopened":
         text = f"{did} (#{number}) was closed by {who} without an answer: reopened"
-        return [Item("reopened", text, decision_id=did, number=number, url=url, level="warning")]
+        return [Item("reopened", text, decision_id=did, number=number, url=url, level="warning", change=change)]
     if outcome.action == "closed_again":
         text = f"{did} (#{number}) was reopened by {who}: it is resolved and stays resolved; closed again"
-        return [Item("closed", text, decision_id=did, number=number, level="warning", action="refused_reopen")]
+        return [
+            Item(
+                "closed",
+                text,
+                decision_id=did,
+                number=number,
+                level="warning",
+                action="refused_reopen",
+                change=change,
+            )
+        ]
     text = f"{did} (#{number}) reopened by {who}: open again"
-    return [Item("reopened", text, decision_id=did, number=number, url=url), *(gate_item(g) for g in outcome.gates)]
+    item = Item("reopened", text, decision_id=did, number=number, url=url, change=change)
+    return [item, *(gate_item(g) for g in outcome.gates)]
 
 
 def _indexes_a_decision(name: str) -> bool:
@@ -134,7 +146,15 @@ def on_unlabeled(event: Event, ctx: Context) -> list[Item]:
     )
     tracker.reply(number, f"restored-{decision.id}", outcome.message)
     text = f"{decision.id} (#{number}): {who} removed the label {name!r}; put back, dependents stay blocked"
-    item = Item("reopened", text, decision_id=decision.id, number=number, level="warning", action="restored")
+    item = Item(
+        "reopened",
+        text,
+        decision_id=decision.id,
+        number=number,
+        level="warning",
+        action="restored",
+        change=outcome.changed,
+    )
     return [item, *(gate_item(g) for g in outcome.gates)]
 
 
@@ -151,12 +171,14 @@ def on_gone(event: Event, ctx: Context) -> list[Item]:
     if not isinstance(tracker, IndexedDependents):
         return ignored(f"#{number}: this backend keeps no decision issues")
     who = _who(event)
+    action: HandlerAction = "transferred" if event.action == "transferred" else "deleted"
     gates = [lifecycle.gate(ctx.tracker, ctx.config, target) for target in tracker.indexed_dependents(did)]
     text = (
-        f"{did} (#{number}) was {event.action} by {who}: its record is gone from this repository, so its "
+        f"{did} (#{number}) was {action} by {who}: its record is gone from this repository, so its "
         "dependents stay blocked (file the question again to ask it again)"
     )
-    item = Item("abandoned", text, decision_id=did, number=number, level="warning", action=event.action)
+    change = dashboard_index.gone(did)
+    item = Item("abandoned", text, decision_id=did, number=number, level="warning", action=action, change=change)
     return [item, *(gate_item(g) for g in gates)]
 
 

@@ -151,6 +151,7 @@ def _items(report: FilingReport, branch: str) -> list[Item]:
                     action=outcome.action,
                     target=target,
                     data={"path": step.path, "owner": outcome.decision.owner},
+                    change=outcome.changed,
                 )
             )
             items += [gate_item(g) for g in outcome.gates]

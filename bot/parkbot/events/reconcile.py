@@ -57,6 +57,7 @@ def resolution_items(outcome: ResolveOutcome) -> list[Item]:
             number=location.number,
             url=location.url,
             action=outcome.action,
+            change=outcome.changed,
         ),
         *(gate_item(g) for g in outcome.gates),
     ]
@@ -92,7 +93,9 @@ def on_reconcile(event: Event, ctx: Context) -> list[Item]:
     if ctx.config.planner is not None:  # questions whose planner window ended go to their owners
         for handed in planner.expire(tracker, ctx.config, now=ctx.now):
             message = f"{handed.decision.id}: the planner's window ended; assigned to {handed.decision.owner}"
-            items.append(Item("parked", message, decision_id=handed.decision.id, action="updated"))
+            items.append(
+                Item("parked", message, decision_id=handed.decision.id, action="updated", change=handed.changed)
+            )
     if isinstance(tracker, UnindexedDecisions):  # labels removed while no event ran: found by authorship
         items += [item for d in tracker.unindexed_decisions() for item in _restore(ctx, d)]
     for decision in list(tracker.iter_decisions("open")):
@@ -145,7 +148,15 @@ def _restore(ctx: Context, decision: Decision) -> list[Item]:
     if number is not None and isinstance(ctx.tracker, IssueComments):
         ctx.tracker.reply(number, f"restored-{decision.id}", outcome.message)
     text = f"{decision.id}: its labels were removed while no event ran; put back, dependents stay blocked"
-    item = Item("reopened", text, decision_id=decision.id, number=number, level="warning", action="restored")
+    item = Item(
+        "reopened",
+        text,
+        decision_id=decision.id,
+        number=number,
+        level="warning",
+        action="restored",
+        change=outcome.changed,
+    )
     return [item, *(gate_item(g) for g in outcome.gates)]
 
 

@@ -14,12 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from pydantic import BaseModel, ValidationError
-
 from parkbot.core.dashboard_index import DashboardEntry, DashboardIndex, recount
+from parkbot.core.figures import DashboardFigures
 from parkbot.core.models import Decision
 from parkbot.dashboard_marker import DASHBOARD_MARKER, MAX_BODY
-from parkbot.report.figures import Report, Share, TimeToAnswer, as_utc
+from parkbot.report.figures import Report, as_utc
 from parkbot.report.render import human_duration, md, md_code, md_dependent, percent
 
 DASHBOARD_TITLE = "parkbot decision dashboard"
@@ -27,22 +26,8 @@ DASHBOARD_TITLE = "parkbot decision dashboard"
 WINDOW = timedelta(days=30)
 
 
-class Figures(BaseModel):
-    """The headline numbers of the last :data:`WINDOW`, as of ``computed_at`` (a full recount)."""
-
-    computed_at: datetime
-    since: datetime
-    asked: int
-    resolved: int
-    abandoned: int
-    time_to_answer: TimeToAnswer
-    guess_vs_answer: Share
-    answered_by_precedent: Share
-    answered_by_default: Share
-    escalated: Share
-    refused_by_cap: Share
-    #: The most recurring question: how often, and its wording.
-    recurring: tuple[int, str] | None = None
+#: The headline numbers of the last :data:`WINDOW` (the index carries them, so the model is the core's).
+Figures = DashboardFigures
 
 
 def figures_of(report: Report, now: datetime) -> Figures:
@@ -88,7 +73,7 @@ def _headline(index: DashboardIndex) -> list[str]:
         else:
             count += f" (Counted at the recount of {_when(index.recounted_at)} and kept current by every event since.)"
     lines = [count, ""]
-    figures = _figures(index)
+    figures = index.figures
     if figures is None:
         lines.append(
             "The numbers of the last 30 days appear with the first full recount "
@@ -115,15 +100,6 @@ def _headline(index: DashboardIndex) -> list[str]:
         "reconcile and `parkbot dashboard` makes one); the list below is kept current by every event.",
     ]
     return lines
-
-
-def _figures(index: DashboardIndex) -> Figures | None:
-    if not index.figures:
-        return None
-    try:
-        return Figures.model_validate(index.figures)
-    except ValidationError:  # written by another version: shown again after the next recount
-        return None
 
 
 def render_body(index: DashboardIndex, now: datetime, *, budget: int = MAX_BODY) -> str:
@@ -191,5 +167,5 @@ def _line(entry: DashboardEntry, now: datetime) -> str:
 
 def render_dashboard(report: Report, decisions: Iterable[Decision], now: datetime) -> str:
     """The body a full recount of ``decisions`` renders, with ``report``'s numbers (any backend)."""
-    index = recount(decisions, now=now, figures=figures_of(report, now).model_dump(mode="json"))
+    index = recount(decisions, now=now, figures=figures_of(report, now))
     return render_body(index, now)

@@ -47,6 +47,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+# The dashboard's index carries these, so they are core models; the report's names stay importable from here.
+from parkbot.core.figures import Share as Share
+from parkbot.core.figures import TimeToAnswer as TimeToAnswer
 from parkbot.core.models import Decision
 from parkbot.report.clusters import Cluster, find_clusters
 from parkbot.report.facts import Fact
@@ -56,26 +59,6 @@ from parkbot.report.planner_figures import PlannerFigures, planner_figures
 OLDEST_OPEN_LIMIT = 10
 #: How many decisions of each cluster get a link (the ones the Markdown and HTML show).
 LINKED_PER_CLUSTER = 5
-
-
-class Share(BaseModel):
-    """``count`` out of ``n``; ``share`` is ``count / n``, or None when there is nothing to divide by."""
-
-    count: int
-    n: int
-    share: float | None
-
-    @classmethod
-    def of(cls, count: int, n: int) -> Share:
-        return cls(count=count, n=n, share=(count / n) if n else None)
-
-
-class TimeToAnswer(BaseModel):
-    """Seconds from asking to answer, over ``n`` answered decisions."""
-
-    n: int
-    median_seconds: float | None = None
-    p90_seconds: float | None = Field(default=None, description="Nearest-rank 90th percentile.")
 
 
 class OpenItem(BaseModel):

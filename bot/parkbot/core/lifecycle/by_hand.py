@@ -9,6 +9,7 @@ from typing import Literal
 from parkbot.core import authority
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
+from parkbot.core.dashboard_index import Changed
 from parkbot.core.errors import InvalidInput
 from parkbot.core.lifecycle.gates import block_and_publish, gate
 from parkbot.core.lifecycle.outcomes import COMMAND_FOR_KIND, ResolveOutcome, log_entry
@@ -55,6 +56,17 @@ class HandOutcome:
     location: Location | None = None
     resolution: ResolveOutcome | None = None
     gates: list[GateResult] = field(default_factory=list)
+    #: Whether parkbot's record had the decision open before the act (an abandoned one revived had not).
+    was_open: bool = True
+
+    @property
+    def changed(self) -> Changed | None:
+        """Its dashboard line, whatever the issue showed: the record says whether it was open before."""
+        if self.action == "ignored":
+            return None
+        if self.action == "finished":
+            return self.resolution.changed if self.resolution is not None else None
+        return Changed(decision_id=self.decision.id, was_open=self.was_open)
 
 
 REOPENED = (
@@ -91,9 +103,9 @@ def closed_by_hand(
         reason = ABANDONED.format(who=who)
         tracker.mark_abandoned(decision, reason, log_entry("abandoned", decision, now, by=who, reason=reason))
         abandoned = decision.model_copy(update={"state": "abandoned"})
-        return HandOutcome("abandoned", abandoned, reason)
+        return HandOutcome("abandoned", abandoned, reason, was_open=decision.state == "open")
     location = tracker.update(reopened)
-    return HandOutcome("reopened", reopened, REOPENED.format(who=who), location)
+    return HandOutcome("reopened", reopened, REOPENED.format(who=who), location, was_open=decision.state == "open")
 
 
 def reopened_by_hand(
@@ -113,13 +125,15 @@ def reopened_by_hand(
             return HandOutcome("ignored", decision, f"{decision.id} is marked resolved but has no recorded answer")
         resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
         tracker.close(decision, answer, log_entry("resolved", resolved, answer.at))
-        return HandOutcome("closed_again", resolved, CLOSED_AGAIN.format(answer=answer.value, by=answer.by))
+        said = CLOSED_AGAIN.format(answer=answer.value, by=answer.by)
+        return HandOutcome("closed_again", resolved, said, was_open=decision.state == "open")
     if decision.state == "open" and not was_abandoned:
         return HandOutcome("ignored", decision, f"{decision.id} is open already")
     revived = decision.model_copy(update={"state": "open"})
     location = tracker.update(revived)
     gates = [gate(tracker, config, target) for target in decision.dependents] if decision.blocking else []
-    return HandOutcome("revived", revived, REVIVED.format(who=who), location, gates=gates)
+    said = REVIVED.format(who=who)
+    return HandOutcome("revived", revived, said, location, gates=gates, was_open=decision.state == "open")
 
 
 RESTORED = (
@@ -136,4 +150,5 @@ def index_changed_by_hand(tracker: Tracker, config: Config, decision: Decision, 
     """
     location = tracker.update(decision)
     gates = block_and_publish(tracker, decision) if decision.state == "open" else []
-    return HandOutcome("restored", decision, RESTORED.format(who=who, what=what), location, gates=gates)
+    said = RESTORED.format(who=who, what=what)
+    return HandOutcome("restored", decision, said, location, gates=gates, was_open=decision.state == "open")

@@ -105,4 +105,4 @@ def _move(tracker: Tracker, decision: Decision, hop: Escalation) -> ParkOutcome:
     event = "escalated" if hop.kind == "escalate" else "returned"
     entry = log_entry(event, moved, hop.at, by=hop.by, reason=f"{hop.from_owner} -> {hop.to_owner}")
     location = tracker.update(moved, entry)
-    return ParkOutcome(moved, "updated", location)
+    return ParkOutcome(moved, "updated", location, moved=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from parkbot.core.dashboard_index import Changed
 from parkbot.core.models import Answer, Decision, LogEntry
 from parkbot.core.tracker import GateResult, Location
 
@@ -17,19 +18,40 @@ Command = Literal["decide", "answer", "default", "auto"]
 
 @dataclass(frozen=True)
 class ParkOutcome:
+    """A decision filed, updated or handed on (escalated, returned, passed, expired from the planner)."""
+
     decision: Decision
     action: ParkAction
     location: Location
     gates: list[GateResult] = field(default_factory=list)
+    #: Whether the act handed the decision to another owner (``escalate``, ``return``).
+    moved: bool = False
+    #: Whether the decision was open before the act (not when an abandoned one is filed again).
+    was_open: bool = True
+
+    @property
+    def changed(self) -> Changed | None:
+        """Its dashboard line: a new decision was not open before; an unchanged one needs nothing."""
+        if self.action == "unchanged":
+            return None
+        was_open = self.was_open and self.action != "created"
+        return Changed(decision_id=self.decision.id, was_open=was_open, moved=self.moved)
 
 
 @dataclass(frozen=True)
 class ResolveOutcome:
+    """An answer recorded (``resolved``), a stopped resolution finished (``completed``), or nothing to do."""
+
     decision: Decision
     action: ResolveAction
     answer: Answer
     location: Location
     gates: list[GateResult] = field(default_factory=list)
+
+    @property
+    def changed(self) -> Changed | None:
+        """Its dashboard line: an answer takes an open decision off it; an unchanged one needs nothing."""
+        return None if self.action == "unchanged" else Changed(decision_id=self.decision.id)
 
 
 def log_entry(event: str, decision: Decision, now: datetime, **extra: Any) -> LogEntry:

@@ -8,7 +8,7 @@ from parkbot.core import authority
 from parkbot.core.config import Config
 from parkbot.core.errors import ConcurrentChange, Refused
 from parkbot.core.lifecycle.gates import block_and_publish
-from parkbot.core.lifecycle.outcomes import PARK_ATTEMPTS, ParkOutcome, log_entry
+from parkbot.core.lifecycle.outcomes import PARK_ATTEMPTS, ParkAction, ParkOutcome, log_entry
 from parkbot.core.lifecycle.reading import read_verified
 from parkbot.core.lifecycle.resolving import complete
 from parkbot.core.models import Answer, Decision, NeedsInput, utcnow
@@ -121,7 +121,8 @@ def _file_once(tracker: Tracker, config: Config, incoming: Decision, now: dateti
     changed = merged.content_key() != existing.content_key() or existing.state != "open"
     location = tracker.update(merged) if changed else tracker.location(existing)
     gates = block_and_publish(tracker, merged)
-    return ParkOutcome(merged, "updated" if changed else "unchanged", location, gates)
+    action: ParkAction = "updated" if changed else "unchanged"
+    return ParkOutcome(merged, action, location, gates, was_open=existing.state == "open")
 
 
 def blocking_lowered(existing: Decision, incoming: Decision) -> Refused | None:

@@ -44,7 +44,7 @@ from parkbot.trackers.github.unindexed import unindexed_decisions
 
 if TYPE_CHECKING:
     from parkbot.core.authority import Actor
-    from parkbot.core.dashboard_index import DashboardIndex
+    from parkbot.core.dashboard_index import DashboardIndex, DashboardWrite
     from parkbot.trackers.github.access import Access
     from parkbot.trackers.github.answers import AnswerRecords
     from parkbot.trackers.github.comments import Comments
@@ -293,7 +293,7 @@ class DashboardPart(Parts, DashboardIssue):
         *,
         title: str = DASHBOARD_TITLE,
         create: bool = True,
-    ) -> tuple[int, str]:
+    ) -> tuple[int, DashboardWrite]:
         return self.dashboard.write_dashboard(index, render, title=title, create=create)
 
     def issue_url(self, number: int) -> str:

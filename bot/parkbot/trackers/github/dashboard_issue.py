@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from github import GithubException
 
-from parkbot.core.dashboard_index import DashboardIndex, shrink
+from parkbot.core.dashboard_index import DashboardIndex, DashboardWrite, shrink
 from parkbot.core.errors import BackendFailure
 from parkbot.dashboard_marker import MAX_BODY, is_dashboard
 from parkbot.trackers.github.labels import DASHBOARD_LABEL
@@ -98,7 +98,7 @@ class Dashboard:
         *,
         title: str = DASHBOARD_TITLE,
         create: bool = True,
-    ) -> tuple[int, str]:
+    ) -> tuple[int, DashboardWrite]:
         """Make the one dashboard issue show ``index``: ``(number, action)``, the action being
         ``created``, ``updated`` or ``unchanged`` (or ``(0, "absent")`` when none exists and
         ``create`` is False).

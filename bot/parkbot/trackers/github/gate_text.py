@@ -81,7 +81,7 @@ def check_output(result: GateResult, urls: Mapping[str, str | None], *, blocked_
     if result.blocking:
         n = len(result.blocking)
         noun = f"{n} open decision{'s' if n != 1 else ''}"
-        shared = [str(t) for t in result.details.get("same_commit") or []]
+        shared = list(result.same_commit)
         lines = [
             f"This change waits for the answer to {noun}:",
             "",
