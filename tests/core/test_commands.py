@@ -3,11 +3,14 @@ and its rules one test each: the command, argument, line and error an owner gets
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from typing import get_args
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parkbot.core.commands import COMMAND_NAMES, Command, parse, parse_all
+from parkbot.core.commands import COMMAND_NAMES, Command, CommandProblem, ProblemReason, parse, parse_all
 
 
 @pytest.mark.parametrize(
@@ -91,23 +94,38 @@ def test_first_command_wins() -> None:
 @pytest.mark.parametrize(
     ("body", "error"),
     [
-        ("/decide", "needs an option id"),
-        ("/decide a b", "exactly one option id"),
-        ("/default", "needs an option id"),
-        ("/answer", "needs the answer text"),
-        ("/escalate to the boss", "at most one name"),
-        ("/return now", "takes no argument"),
-        ("/override", "assumption number"),
-        ("/cite", "needs an option and its sources"),
-        ("/correct full", "needs the option and why"),
-        ("/override 2", "replacement text"),
+        ("/decide", CommandProblem("missing_argument")),
+        ("/decide a b", CommandProblem("extra_arguments", "a b")),
+        ("/default", CommandProblem("missing_argument")),
+        ("/answer", CommandProblem("missing_argument")),
+        ("/escalate to the boss", CommandProblem("extra_arguments", "to the boss")),
+        ("/return now", CommandProblem("extra_arguments", "now")),
+        ("/override", CommandProblem("missing_argument")),
+        ("/cite", CommandProblem("missing_argument")),
+        ("/correct full", CommandProblem("missing_argument")),
+        ("/override 2", CommandProblem("missing_text")),
     ],
 )
-def test_malformed_commands_say_what_is_wrong(body: str, error: str) -> None:
+def test_malformed_commands_say_what_is_wrong_by_a_reason_code_and_what_was_typed(
+    body: str, error: CommandProblem
+) -> None:
     found = parse(body)
     assert found is not None
     assert not found.ok
-    assert error in (found.error or "")
+    assert found.error == error
+
+
+@pytest.mark.parametrize(
+    "body", ["/decide", "/default a b", "/answer", "/escalate a b", "/accept x", "/cite", "/correct x", "/override"]
+)
+def test_a_malformed_commands_problem_carries_no_surface_words(body: str) -> None:
+    """The core says what is wrong, never what to type: no command syntax, no Markdown (each surface adds its own)."""
+    found = parse(body)
+    assert found is not None
+    assert found.error is not None
+    said = [value for value in asdict(found.error).values() if value is not None]
+    assert said[0] in get_args(ProblemReason)
+    assert [word for word in said if "/" in word or "`" in word or "<" in word] == []
 
 
 def test_render_round_trips() -> None:
@@ -178,7 +196,7 @@ def test_help_takes_no_argument() -> None:
     assert parse("/help") == Command("help")
     found = parse("/help me")
     assert found is not None
-    assert found.error == "/help takes no argument"
+    assert found.error == CommandProblem("extra_arguments", "me")
 
 
 @pytest.mark.parametrize(("typo", "meant"), [("/decid full", "decide"), ("/Escalte", "escalate"), ("/acept", "accept")])
@@ -219,48 +237,51 @@ def test_planner_and_correction_commands_parse_their_arguments() -> None:
 
 
 AFTER_A_GREETING = "Thanks for asking.\n\n"  # puts the command on line 3
+MISSING = CommandProblem("missing_argument")
 
 
-# --- what a malformed command says, and where it is -------------------------------------------------
+# --- what is wrong with a malformed command, and where (its words: tests/events/test_events_command_words.py) ---
 
 
 @pytest.mark.parametrize(
     ("typed", "expected"),
     [
-        ("/decide", Command("decide", line=3, error="/decide needs an option id, e.g. `/decide <option-id>`")),
-        ("/default", Command("default", line=3, error="/default needs an option id, e.g. `/default <option-id>`")),
+        ("/decide", Command("decide", line=3, error=MISSING)),
+        ("/default", Command("default", line=3, error=MISSING)),
         (
             "/decide a b",
-            Command("decide", arg="a", line=3, error="/decide takes exactly one option id, got 'a b'"),
+            Command("decide", arg="a", line=3, error=CommandProblem("extra_arguments", "a b")),
         ),
         (
             "/default a  b",
-            Command("default", arg="a", line=3, error="/default takes exactly one option id, got 'a  b'"),
+            Command("default", arg="a", line=3, error=CommandProblem("extra_arguments", "a  b")),
         ),
         (
             "/answer",
-            Command("answer", line=3, error="/answer needs the answer text, e.g. `/answer ship it on Monday`"),
+            Command("answer", line=3, error=MISSING),
         ),
         (
             "/escalate to the boss",
-            Command("escalate", line=3, error="/escalate takes at most one name: `/escalate` or `/escalate <to>`"),
+            Command("escalate", line=3, error=CommandProblem("extra_arguments", "to the boss")),
         ),
-        ("/return now", Command("return", arg="now", line=3, error="/return takes no argument")),
-        ("/accept all of them", Command("accept", arg="all of them", line=3, error="/accept takes no argument")),
-        ("/help me", Command("help", arg="me", line=3, error="/help takes no argument")),
+        ("/return now", Command("return", arg="now", line=3, error=CommandProblem("extra_arguments", "now"))),
+        (
+            "/accept all of them",
+            Command("accept", arg="all of them", line=3, error=CommandProblem("extra_arguments", "all of them")),
+        ),
+        ("/help me", Command("help", arg="me", line=3, error=CommandProblem("extra_arguments", "me"))),
         (
             "/override",
             Command(
                 "override",
                 line=3,
-                error="/override needs an assumption number and text (`/override <n> <text>`), or an option "
-                "(`/override <option> [why]`)",
+                error=MISSING,
             ),
         ),
-        ("/override 2", Command("override", number=2, line=3, error="/override needs the replacement text")),
+        ("/override 2", Command("override", number=2, line=3, error=CommandProblem("missing_text"))),
     ],
 )
-def test_a_malformed_command_is_returned_with_its_name_line_what_was_typed_and_the_exact_error(
+def test_a_malformed_command_is_returned_with_its_name_line_what_was_typed_and_the_reason(
     typed: str, expected: Command
 ) -> None:
     assert parse(AFTER_A_GREETING + typed) == expected
