@@ -14,11 +14,8 @@ from click.testing import CliRunner
 
 from parkbot.cli import cli
 from tests.support.git_helpers import cli_repo
-from tests.support.lifecycle import (
-    DID,
-    REVIEW,
-)
-from tests.support.results import result
+from tests.support.lifecycle import REVIEW
+from tests.support.results import DID, result
 
 # --- the --json contract (docs/cli.md), through the command line on the git backlog -------------------
 

@@ -15,12 +15,10 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.errors import InvalidInput, Refused
-from parkbot.core.models import DoneWithAssumptions, parse_result
 from parkbot.core.tracker import Location
 from tests.support.memory_tracker import MemoryTracker
-from tests.support.results import NOW, result
+from tests.support.results import DID, NOW, result, review_result
 
-DID = "billing-42-decision-refund"
 REVIEW = "billing-42-decision-assumptions"
 LATER = NOW + timedelta(hours=1)
 CONFIG = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol", "carol": "dana"}, requesters=["erin"])
@@ -63,13 +61,6 @@ def abandon(tracker: MemoryTracker, did: str = DID) -> None:
 
 
 # --- review items -----------------------------------------------------------------------------------
-
-
-def review_result(**changes: Any) -> DoneWithAssumptions:
-    data = {"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR", "net of tax"]}
-    parsed = parse_result({**data, **changes})
-    assert isinstance(parsed, DoneWithAssumptions)
-    return parsed
 
 
 def reviewed(**changes: Any) -> MemoryTracker:

@@ -9,20 +9,8 @@ import pytest
 from parkbot.core import lifecycle
 from parkbot.core.config import Config, Owners
 from parkbot.core.models import Answer
-from tests.support.lifecycle import (
-    CONFIG,
-    DID,
-    HERE,
-    LATER,
-    REVIEW,
-    abandon,
-    invalid,
-    parked,
-    refusal,
-    resolve,
-    reviewed,
-)
-from tests.support.results import NOW
+from tests.support.lifecycle import CONFIG, HERE, LATER, REVIEW, abandon, invalid, parked, refusal, resolve, reviewed
+from tests.support.results import DID, NOW
 
 # --- items closed or reopened by hand -----------------------------------------------------------------
 

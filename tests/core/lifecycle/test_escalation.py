@@ -11,18 +11,9 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.errors import Refused
 from parkbot.core.models import Escalation
-from tests.support.lifecycle import (
-    CONFIG,
-    DID,
-    HERE,
-    LATER,
-    abandon,
-    parked,
-    refusal,
-    resolve,
-)
+from tests.support.lifecycle import CONFIG, HERE, LATER, abandon, parked, refusal, resolve
 from tests.support.memory_tracker import MemoryTracker
-from tests.support.results import NOW, result
+from tests.support.results import DID, NOW, result
 
 # --- escalate and return ----------------------------------------------------------------------------
 

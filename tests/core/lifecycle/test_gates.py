@@ -9,9 +9,9 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.models import Decision, NeedsInput, parse_result
 from parkbot.core.tracker import DependentState, GateResult
-from tests.support.lifecycle import DID, resolve
+from tests.support.lifecycle import resolve
 from tests.support.memory_tracker import MemoryTracker
-from tests.support.results import NOW, result
+from tests.support.results import DID, NOW, result
 
 CONFIG = Config(owners=Owners(default="alice"))
 SHA = "a" * 40

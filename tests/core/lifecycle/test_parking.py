@@ -14,20 +14,9 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.errors import ConcurrentChange
 from parkbot.core.models import DoneWithAssumptions, parse_result
-from tests.support.lifecycle import (
-    CONFIG,
-    DID,
-    HERE,
-    LATER,
-    REVIEW,
-    abandon,
-    parked,
-    refile,
-    refusal,
-    resolve,
-)
+from tests.support.lifecycle import CONFIG, HERE, LATER, REVIEW, abandon, parked, refile, refusal, resolve
 from tests.support.memory_tracker import MemoryTracker
-from tests.support.results import NOW, result
+from tests.support.results import DID, NOW, result
 
 # --- who owns a new question ----------------------------------------------------------------------
 

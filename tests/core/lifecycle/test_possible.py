@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 from parkbot.core import lifecycle
-from tests.support.lifecycle import (
-    CONFIG,
-    DID,
-    REVIEW,
-    parked,
-    reviewed,
-)
+from tests.support.lifecycle import CONFIG, REVIEW, parked, reviewed
+from tests.support.results import DID
 
 # --- what the owner may type ------------------------------------------------------------------------
 

@@ -8,11 +8,9 @@ import pytest
 
 from parkbot.core import lifecycle
 from parkbot.core.models import Decision
-from tests.support.lifecycle import (
-    CONFIG,
-    DID,
-)
+from tests.support.lifecycle import CONFIG
 from tests.support.memory_tracker import MemoryTracker
+from tests.support.results import DID
 
 # --- a missing decision, and acting on one that is not open ---------------------------------------------
 

@@ -14,21 +14,9 @@ from parkbot.core.config import Config, Owners
 from parkbot.core.errors import ConcurrentChange, InvalidInput
 from parkbot.core.models import Answer, Decision
 from parkbot.core.tracker import Location
-from tests.support.lifecycle import (
-    CONFIG,
-    DID,
-    HERE,
-    LATER,
-    REVIEW,
-    abandon,
-    invalid,
-    parked,
-    refusal,
-    resolve,
-    reviewed,
-)
+from tests.support.lifecycle import CONFIG, HERE, LATER, REVIEW, abandon, invalid, parked, refusal, resolve, reviewed
 from tests.support.memory_tracker import MemoryTracker
-from tests.support.results import NOW, result
+from tests.support.results import DID, NOW, result
 
 # --- resolving ------------------------------------------------------------------------------------
 

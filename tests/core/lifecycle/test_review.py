@@ -5,7 +5,6 @@ overriding one assumption.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 import pytest
 
@@ -13,21 +12,11 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.errors import Refused
-from parkbot.core.models import Answer, DoneWithAssumptions, parse_result
+from parkbot.core.models import Answer
 from parkbot.core.tracker import Location
-from tests.support.lifecycle import (
-    CONFIG,
-    DID,
-    LATER,
-    REVIEW,
-    invalid,
-    parked,
-    refusal,
-    review_result,
-    reviewed,
-)
+from tests.support.lifecycle import CONFIG, LATER, REVIEW, invalid, parked, refusal, reviewed
 from tests.support.memory_tracker import MemoryTracker
-from tests.support.results import NOW, result
+from tests.support.results import DID, NOW, result, review_result
 
 
 def test_a_review_item_carries_the_checklist_and_what_the_run_left() -> None:
@@ -162,23 +151,14 @@ def test_a_review_item_is_filed_whatever_the_question_budget() -> None:
     assert [e.event for e in tracker.log].count("refused") == 0
 
 
-def review(title: str | None = None) -> DoneWithAssumptions:
-    data: dict[str, Any] = {"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR"]}
-    if title:
-        data["title"] = title
-    parsed = parse_result(data)
-    assert isinstance(parsed, DoneWithAssumptions)
-    return parsed
-
-
 def test_review_item_identity_rules() -> None:
     tracker, config = MemoryTracker(), Config(owners=Owners(default="alice"))
-    did = lifecycle.park_review(tracker, review(), config).decision.id
+    did = lifecycle.park_review(tracker, review_result(assumptions=["EUR"]), config).decision.id
     with pytest.raises(Refused, match="identity collision"):
-        lifecycle.park_review(tracker, review(title="Another review"), config)
+        lifecycle.park_review(tracker, review_result(assumptions=["EUR"], title="Another review"), config)
     assert lifecycle.accept_review(tracker, config, did, Actor("alice")).action == "resolved"
     assert lifecycle.accept_review(tracker, config, did, Actor("alice")).action == "unchanged"
     with pytest.raises(Refused, match="already resolved"):
-        lifecycle.park_review(tracker, review(), config)
+        lifecycle.park_review(tracker, review_result(assumptions=["EUR"]), config)
     with pytest.raises(Refused, match="overrides are taken while it is open"):
         lifecycle.override_assumption(tracker, config, did, 1, "USD", Actor("alice"))
