@@ -94,7 +94,7 @@ def check(*args: str, stdin: str | None = None) -> Any:
 
 def act(repo: Path, call: Callable[[Backlog], Any]) -> Any:
     """A change (``park``, ``resolve``, ...) happens once: its text and its --json come from the one result the
-    command prints both from (tests/test_api.py: the API's result is the command's --json)."""
+    command prints both from (tests/api/test_api.py: the API's result is the command's --json)."""
     with Backlog.open(repo=repo) as backlog:
         done = call(backlog)
     data = done.model_dump(mode="json")

@@ -1,8 +1,12 @@
-"""Pure policy and lifecycle edges that the contract suite does not reach on every backend."""
+"""parkbot.core.policy: the supervision policy. The pure functions (a question's normal form, its origin family,
+the precedent it cites, the budget it is over), and every rule as a user sees it when a question is parked: the
+precedent a new question cites, and the refusal (message, and the reason the question log keeps) when a question
+is over budget. On the in-memory tracker; the contract suites run the same on every backend.
+"""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -10,7 +14,7 @@ import pytest
 from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Limits, Owners
-from parkbot.core.errors import ConcurrentChange, InvalidInput, Refused
+from parkbot.core.errors import Refused
 from parkbot.core.models import DoneWithAssumptions, LogEntry, parse_result
 from parkbot.core.policy import budget_refusal, find_precedent, normalize_question, origin_family
 from tests.support.memory_tracker import MemoryTracker
@@ -88,172 +92,163 @@ def test_budget_ignores_review_items_and_the_decision_itself() -> None:
     assert reason == "cap_per_origin"
 
 
-class RacingTracker(MemoryTracker):
-    """Another writer files the same decision between our lookup and our create, ``times`` times."""
-
-    def __init__(self, times: int) -> None:
-        super().__init__()
-        self.times = times
-
-    def create(self, decision: Any, log: Any) -> Any:
-        if self.times > 0:
-            self.times -= 1
-            self.items[decision.id] = decision
-            raise ConcurrentChange("filed meanwhile")
-        return super().create(decision, log)
+QUESTION = "Order A-4471 has two line items already refunded. Refund the remaining three, or the full total?"
+CONFIG = Config(owners=Owners(default="alice"))
 
 
-def test_park_rereads_after_losing_a_race_and_updates_the_winner() -> None:
-    tracker = RacingTracker(times=1)
-    outcome = lifecycle.park(tracker, result(), Config(), now=NOW)
-    assert outcome.action == "unchanged"
-    assert len(tracker.items) == 1
+def logged(origin: str, answer: str = "full_original", **changes: Any) -> LogEntry:
+    """A resolution line of the question log, as an earlier answer to the standard question left it."""
+    data: dict[str, Any] = {
+        "at": NOW - timedelta(days=1),
+        "event": "resolved",
+        "origin": origin,
+        "decision": f"{origin}-decision-refund",
+        "key": "refund",
+        "question": QUESTION,
+        "options": ["remaining_three", "full_original"],
+        "answer": answer,
+        "answer_kind": "option",
+        "by": "bob",
+    }
+    return LogEntry.model_validate({**data, **changes})
 
 
-def test_park_gives_up_after_bounded_contention() -> None:
-    class AlwaysRacing(MemoryTracker):
-        def find(self, decision_id: str) -> None:
-            return None
-
-        def create(self, decision: Any, log: Any) -> Any:
-            raise ConcurrentChange("filed meanwhile")
-
-    with pytest.raises(ConcurrentChange):
-        lifecycle.park(AlwaysRacing(), result(), Config(), now=NOW)
-
-
-def test_bad_ids_and_empty_answers_are_invalid() -> None:
+def tracker_with(*entries: LogEntry) -> MemoryTracker:
     tracker = MemoryTracker()
-    lifecycle.park(tracker, result(), Config(), now=NOW)
-    with pytest.raises(InvalidInput, match="not a decision id"):
-        lifecycle.resolve(tracker, Config(), "no separator", "x", Actor("alice"))
-    with pytest.raises(InvalidInput, match="empty"):
-        lifecycle.resolve(tracker, Config(), DECISION.id, "   ", Actor("alice"))
+    for entry in entries:
+        tracker.append_log(entry)
+    return tracker
 
 
-def test_closed_decisions_do_not_escalate() -> None:
+def cited(tracker: MemoryTracker, config: Config = CONFIG, **changes: Any) -> Any:
+    """The precedent the standard question (billing-42, key refund) cites when parked now."""
+    outcome = lifecycle.park(tracker, result(**changes), config, now=NOW)
+    stored = tracker.find(outcome.decision.id)
+    assert stored is not None
+    assert stored.precedent == outcome.decision.precedent
+    return stored.precedent
+
+
+# --- which earlier answers are cited -----------------------------------------------------------
+
+
+def test_a_question_never_cites_an_answer_logged_under_its_own_id() -> None:
+    """Its item may be gone (deleted by hand) while the log keeps the line: that is no earlier question."""
+    assert cited(tracker_with(logged("billing-42"))) is None
+
+
+def test_an_override_is_not_an_answer_to_cite_although_its_log_line_carries_text() -> None:
     tracker = MemoryTracker()
-    config = Config(owners=Owners(default="alice"), hierarchy={"alice": "carol"})
-    lifecycle.park(tracker, result(), config, now=NOW)
-    lifecycle.resolve(tracker, config, DECISION.id, "full_original", Actor("alice"))
-    with pytest.raises(Refused, match="only open questions escalate"):
-        lifecycle.escalate(tracker, config, DECISION.id, Actor("alice"))
+    review = parse_result({"status": "done_with_assumptions", "origin": "billing-41", "assumptions": ["EUR"]})
+    assert isinstance(review, DoneWithAssumptions)
+    did = lifecycle.park_review(tracker, review, CONFIG, now=NOW).decision.id
+    lifecycle.override_assumption(tracker, CONFIG, did, 1, "USD", Actor("alice"), now=NOW)
+    # The same key with the same (no) options in the same family: only the event tells them apart.
+    assert cited(tracker, key="assumptions", options=[], guess=None) is None
 
 
-def review(title: str | None = None) -> DoneWithAssumptions:
-    data: dict[str, Any] = {"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR"]}
-    if title:
-        data["title"] = title
-    parsed = parse_result(data)
-    assert isinstance(parsed, DoneWithAssumptions)
-    return parsed
+@pytest.mark.parametrize(
+    "skipped",
+    [
+        logged("billing-40", answer_kind="default"),
+        logged("billing-40", answer_kind="precedent"),
+        logged("billing-40", key="other", question="Which currency?"),
+        logged("billing-40", answer="half"),
+        logged("billing-40", event="parked", answer=None),
+    ],
+    ids=["an-assumption", "a-citation", "another-question", "a-retired-option", "no-resolution"],
+)
+def test_a_line_that_cannot_be_cited_does_not_end_the_search(skipped: LogEntry) -> None:
+    later = skipped.model_copy(update={"at": NOW - timedelta(days=2)})  # skipped lines are the newest
+    precedent = cited(tracker_with(later, logged("billing-41")))
+    assert precedent is not None
+    assert (precedent.decision, precedent.answer) == ("billing-41-decision-refund", "full_original")
 
 
-def test_review_item_identity_rules() -> None:
-    tracker, config = MemoryTracker(), Config(owners=Owners(default="alice"))
-    did = lifecycle.park_review(tracker, review(), config).decision.id
-    with pytest.raises(Refused, match="identity collision"):
-        lifecycle.park_review(tracker, review(title="Another review"), config)
-    assert lifecycle.accept_review(tracker, config, did, Actor("alice")).action == "resolved"
-    assert lifecycle.accept_review(tracker, config, did, Actor("alice")).action == "unchanged"
-    with pytest.raises(Refused, match="already resolved"):
-        lifecycle.park_review(tracker, review(), config)
-    with pytest.raises(Refused, match="overrides are taken while it is open"):
-        lifecycle.override_assumption(tracker, config, did, 1, "USD", Actor("alice"))
+def test_of_two_answers_logged_at_the_same_moment_the_one_logged_last_is_cited() -> None:
+    tracker = tracker_with(logged("billing-40", answer="remaining_three"), logged("billing-41"))
+    precedent = cited(tracker)
+    assert (precedent.decision, precedent.answer) == ("billing-41-decision-refund", "full_original")
 
 
-def test_clock_defaults_are_aware_utc() -> None:
-    outcome = lifecycle.park(MemoryTracker(), result(), Config())
-    assert outcome.decision.created_at.tzinfo is not None
-    assert abs(outcome.decision.created_at - datetime.now(UTC)) < timedelta(minutes=1)
+def test_the_latest_answer_is_cited_whatever_the_order_of_the_log() -> None:
+    newer = logged("billing-41", at=NOW - timedelta(hours=1))
+    precedent = cited(tracker_with(newer, logged("billing-40", answer="remaining_three")))
+    assert (precedent.decision, precedent.answer) == ("billing-41-decision-refund", "full_original")
 
 
-# --- bounded retries and the polling token ------------------------------------------------------------
+def test_a_citation_names_who_answered_when_and_where() -> None:
+    precedent = cited(tracker_with(logged("billing-41", location="refs/parkbot/backlog:billing-41.json")))
+    assert precedent.answered_by == "bob"
+    assert precedent.answered_at == NOW - timedelta(days=1)
+    assert precedent.location == "refs/parkbot/backlog:billing-41.json"
 
 
-class RacesOnCreate(MemoryTracker):
-    """Every create loses a race (and the winner's item is not visible yet), ``times`` times."""
-
-    def __init__(self, times: int) -> None:
-        super().__init__()
-        self.times = times
-
-    def find(self, decision_id: str) -> Any:
-        return None if self.times > 0 else super().find(decision_id)
-
-    def create(self, decision: Any, log: Any) -> Any:
-        if self.times > 0:
-            self.times -= 1
-            raise ConcurrentChange("filed meanwhile")
-        return super().create(decision, log)
+def test_a_resolution_line_that_names_nobody_is_never_cited() -> None:
+    assert cited(tracker_with(logged("billing-41", by=None))) is None
 
 
-def test_park_survives_one_race_fewer_than_the_bound_and_not_the_bound() -> None:
-    survived = lifecycle.park(RacesOnCreate(times=lifecycle.PARK_ATTEMPTS - 1), result(), Config(), now=NOW)
-    assert survived.action == "created"
-    with pytest.raises(ConcurrentChange):
-        lifecycle.park(RacesOnCreate(times=lifecycle.PARK_ATTEMPTS), result(), Config(), now=NOW)
+def test_a_resolution_line_with_an_empty_answer_is_never_cited_nor_applied() -> None:
+    """A hand-edited log may hold one; applying it would record an empty answer."""
+    tracker = tracker_with(logged("billing-41", answer="", options=[]))
+    apply = CONFIG.model_copy(update={"precedents": "apply"})
+    assert cited(tracker, apply, options=[], guess=None) is None
+    assert tracker.find("billing-42-decision-refund").state == "open"
 
 
-class AnsweredMeanwhile(MemoryTracker):
-    """Another owner records an answer between our read and our write, ``times`` times."""
-
-    def __init__(self, times: int) -> None:
-        super().__init__()
-        self.times = times
-
-    def record_answer(self, decision: Any, answer: Any) -> None:
-        if self.times > 0:
-            self.times -= 1
-            raise ConcurrentChange("answered meanwhile")
-        super().record_answer(decision, answer)
+# --- question budgets: the refusal a user sees, and the reason the log keeps ----------------------
 
 
-def test_resolve_reapplies_the_rules_after_a_concurrent_answer_within_the_bound() -> None:
-    tracker = AnsweredMeanwhile(times=lifecycle.PARK_ATTEMPTS - 1)
-    lifecycle.park(tracker, result(), Config(owners=Owners(default="alice")), now=NOW)
-    done = lifecycle.resolve(tracker, Config(), "billing-42-decision-refund", "full_original", Actor("alice"))
-    assert done.action == "resolved"
-    stubborn = AnsweredMeanwhile(times=lifecycle.PARK_ATTEMPTS)
-    lifecycle.park(stubborn, result(), Config(), now=NOW)
-    with pytest.raises(ConcurrentChange):
-        lifecycle.resolve(stubborn, Config(), "billing-42-decision-refund", "full_original", Actor("alice"))
+def refusal(tracker: MemoryTracker, config: Config, **changes: Any) -> tuple[str, str | None]:
+    """Park a question that must be refused: (the message, the reason logged for the report)."""
+    with pytest.raises(Refused) as info:
+        lifecycle.park(tracker, result(**changes), config, now=NOW)
+    assert info.value.reason == "cap_reached"
+    assert info.value.exit_code == 3
+    assert tracker.find(result(**changes).decision_id) is None
+    refused = [e for e in tracker.iter_log() if e.event == "refused"]
+    assert [e.decision for e in refused] == [result(**changes).decision_id]
+    return info.value.message, refused[0].reason
 
 
-class PollingTracker(MemoryTracker):
-    """A tracker with the cheap-poll capability that remembers the tokens it was handed."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.handed: list[Any] = []
-
-    def poll(self, decision_id: str, previous: Any = None) -> tuple[Any, Any]:
-        from parkbot.core.tracker import PollToken
-
-        self.handed.append(previous)
-        return self.find(decision_id), PollToken(decision_id, validator=f"etag-{len(self.handed)}")
-
-
-def test_each_poll_hands_the_backend_the_previous_token_of_the_same_decision_only() -> None:
-    tracker = PollingTracker()
-    lifecycle.park(tracker, result(), Config(), now=NOW)
-    did = "billing-42-decision-refund"
-    decision, token = lifecycle.poll_answer(tracker, Config(), did)
-    assert decision.id == did
-    assert token is not None
-    assert token.validator == "etag-1"
-    _, second = lifecycle.poll_answer(tracker, Config(), did, token)
-    assert tracker.handed[1] is token
-    assert second is not None
-    from parkbot.core.tracker import PollToken
-
-    lifecycle.poll_answer(tracker, Config(), did, PollToken("billing-1-decision-x", validator="stale"))
-    assert tracker.handed[0] is None
-    assert tracker.handed[-1] is None  # a token of another decision is never used
-
-
-def test_without_the_poll_capability_a_poll_is_a_plain_read() -> None:
+def test_one_blocking_question_per_origin_names_the_open_one_and_the_way_on() -> None:
     tracker = MemoryTracker()
-    lifecycle.park(tracker, result(), Config(), now=NOW)
-    decision, token = lifecycle.poll_answer(tracker, Config(), "billing-42-decision-refund")
-    assert (decision.state, token) == ("open", None)
+    strict = CONFIG.model_copy(update={"limits": Limits(one_blocking_question_per_origin=True)})
+    lifecycle.park(tracker, result(key="first", title="First"), strict, now=NOW)
+    assert refusal(tracker, strict) == (
+        "billing-42 already has an open blocking question (billing-42-decision-first); this repository allows one "
+        "outstanding blocking question per assignment. Wait for its answer, or proceed under a stated assumption "
+        "(done_with_assumptions).",
+        "one_blocking_question",
+    )
+
+
+def test_the_cap_per_origin_says_how_many_are_open_and_to_re_delegate() -> None:
+    tracker = MemoryTracker()
+    for key in ("a", "b", "c"):
+        lifecycle.park(tracker, result(key=key, title=key), CONFIG, now=NOW)
+    assert refusal(tracker, CONFIG) == (
+        "billing-42 already has 3 open questions (limit 3): a task that needs this many answers should be "
+        "re-delegated with a better brief, not asked again.",
+        "cap_per_origin",
+    )
+
+
+def test_the_cap_per_run_says_how_many_the_run_has_open_and_to_answer_first() -> None:
+    tracker = MemoryTracker()
+    config = CONFIG.model_copy(update={"limits": Limits(open_per_run=2)})
+    for origin in ("task-1", "task-2"):
+        lifecycle.park(tracker, result(origin=origin, run="run-9"), config, now=NOW)
+    assert refusal(tracker, config, run="run-9") == (
+        "run run-9 already has 2 open questions (limit 2): the fleet is stalling its owners; answer or "
+        "re-delegate before asking more.",
+        "cap_per_run",
+    )
+
+
+def test_only_questions_of_the_same_run_count_toward_the_run_cap() -> None:
+    tracker = MemoryTracker()
+    config = CONFIG.model_copy(update={"limits": Limits(open_per_origin=10, open_per_run=2)})
+    for n in (1, 2):
+        lifecycle.park(tracker, result(key=f"q{n}", title=f"q{n}", run=f"run-{n}"), config, now=NOW)
+    assert lifecycle.park(tracker, result(run="run-3"), config, now=NOW).action == "created"

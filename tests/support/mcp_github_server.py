@@ -1,4 +1,4 @@
-"""``parkbot mcp --backend github`` against the fake GitHub, in a process of its own (for tests/test_mcp.py).
+"""``parkbot mcp --backend github`` against the fake GitHub, in a process of its own (for tests/mcp/test_mcp.py).
 
 The fake answers at the HTTP level inside this process (``responses``), so the server under test is the
 real one, spawned and spoken to over stdio by the MCP SDK's client, exactly as an agent's client would.

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from parkbot.core.models import NeedsInput, parse_result
+from parkbot.core.models import DoneWithAssumptions, NeedsInput, parse_result
 
 #: The clock of every test that needs one fixed instant.
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -41,6 +41,12 @@ SHORT: Mapping[str, Any] = {
     "question": "Refund the remaining three, or the full total?",
     "options": ["remaining_three: 412.00", "full_original: 690.00"],
 }
+#: A finished run's review item: the assumptions it made, for the owner to accept or override one by one.
+ASSUMPTIONS: Mapping[str, Any] = {
+    "status": "done_with_assumptions",
+    "origin": "billing-42",
+    "assumptions": ["EUR", "net of tax"],
+}
 #: The documented example, ``examples/needs_input.json``.
 EXAMPLE_PATH = Path(__file__).resolve().parents[2] / "examples" / "needs_input.json"
 
@@ -65,4 +71,11 @@ def result(base: Mapping[str, Any] = QUESTION, **changes: Any) -> NeedsInput:
     """:func:`result_data`, parsed as parkbot parses it: it must be a valid ``needs_input`` result."""
     parsed = parse_result(result_data(base, **changes))
     assert isinstance(parsed, NeedsInput)
+    return parsed
+
+
+def review_result(base: Mapping[str, Any] = ASSUMPTIONS, **changes: Any) -> DoneWithAssumptions:
+    """:func:`result_data` of a review item, parsed: it must be a valid ``done_with_assumptions`` result."""
+    parsed = parse_result(result_data(base, **changes))
+    assert isinstance(parsed, DoneWithAssumptions)
     return parsed

@@ -2,7 +2,7 @@
 
 The commands read their options from the environment through click's ``envvar`` and print what the
 API (:mod:`parkbot.api`) returns: the text, one JSON object, and the exit code of an error. The core
-below reads no environment and prints nothing (tests/test_architecture.py); the API and the adapters
+below reads no environment and prints nothing (tests/project/test_architecture.py); the API and the adapters
 do read the environment they are given or run in (``Backlog.open``, git's own variables), and the GitHub
 client shows rate-limit waits on stderr.
 """

@@ -29,9 +29,10 @@ Rules:
 * **Multiple commands in one comment: the first one wins.** The rest are reported by :func:`parse_all`
   but never acted on, so a comment cannot do two things at once.
 * An unknown ``/word`` is not a command (people write paths like ``/usr/bin``), unless it is a near miss
-  of one (``/decid``): then :func:`parse` returns it with ``error`` naming the closest command and the
-  list, so the owner learns what to type. A known command with a malformed argument comes back with
-  ``error`` set too.
+  of one (``/decid``): then :func:`parse` returns it as ``unknown`` with ``meant`` naming the closest
+  command, so the owner learns what to type. A known command with a malformed argument comes back with
+  ``error`` set: a :class:`CommandProblem` (a reason code and what was typed), which each surface words in its
+  own commands (GitHub: :func:`parkbot.events.replies.command_problem`).
 """
 
 from __future__ import annotations
@@ -79,6 +80,22 @@ NEAR_MISS = 0.75
 _COMMAND_LINE = re.compile(r"^/(?P<name>[A-Za-z]+)(?=\s|$)(?P<rest>.*)$", re.S)
 _TOKEN = re.compile(r"^\S+$")
 
+ProblemReason = Literal["missing_argument", "missing_text", "extra_arguments"]
+
+
+@dataclass(frozen=True)
+class CommandProblem:
+    """Why a known command's argument is malformed: a reason code and what was typed, in no surface's words.
+
+    ``missing_argument``: the command needs an argument it did not get (``decide``'s or ``default``'s option,
+    ``answer``'s text, ``cite``'s option, ``correct``'s option and why, ``override``'s number or option);
+    ``missing_text``: a numbered ``override`` without the replacement text; ``extra_arguments``: more than the
+    command takes (``typed``: everything after the command's name, as typed).
+    """
+
+    reason: ProblemReason
+    typed: str | None = None
+
 
 @dataclass(frozen=True)
 class Command:
@@ -88,7 +105,8 @@ class Command:
     arg: str | None = None
     number: int | None = None
     line: int = 1
-    error: str | None = None
+    #: Why the argument is malformed (each surface words it); None for a well-formed command.
+    error: CommandProblem | None = None
     #: ``/cite``'s sources.
     sources: tuple[str, ...] = ()
     #: Why, for ``/override <option> [why]``, ``/correct`` and ``/pass``.
@@ -229,25 +247,25 @@ def _build(name: CommandName, rest: str, line: int, continuation: list[str]) -> 
     if name in ("decide", "default"):
         token = args.split()[0] if args else ""
         if not token:
-            return Command(name, line=line, error=f"/{name} needs an option id, e.g. `/{name} <option-id>`")
+            return Command(name, line=line, error=CommandProblem("missing_argument"))
         if len(args.split()) > 1:
-            return Command(name, arg=token, line=line, error=f"/{name} takes exactly one option id, got {args!r}")
+            return Command(name, arg=token, line=line, error=CommandProblem("extra_arguments", args))
         return Command(name, arg=token, line=line)
     if name == "answer":
         text = "\n".join([args, *continuation]).strip()
         if not text:
-            return Command(name, line=line, error="/answer needs the answer text, e.g. `/answer ship it on Monday`")
+            return Command(name, line=line, error=CommandProblem("missing_argument"))
         return Command(name, arg=text, line=line)
     if name == "escalate":
         if not args:
             return Command(name, line=line)
         if not _TOKEN.match(args):
-            return Command(name, line=line, error="/escalate takes at most one name: `/escalate` or `/escalate <to>`")
+            return Command(name, line=line, error=CommandProblem("extra_arguments", args))
         return Command(name, arg=args, line=line)
     if name == "cite":
         tokens = args.split()
         if not tokens:
-            return Command(name, line=line, error="/cite needs an option and its sources: `/cite <option> <source>...`")
+            return Command(name, line=line, error=CommandProblem("missing_argument"))
         return Command(name, arg=tokens[0], sources=tuple(tokens[1:]), line=line)
     if name == "pass":
         why = "\n".join([args, *continuation]).strip()
@@ -256,16 +274,11 @@ def _build(name: CommandName, rest: str, line: int, continuation: list[str]) -> 
         option, _, why = args.partition(" ")
         reason = "\n".join([why.strip(), *continuation]).strip()
         if not option or not reason:
-            return Command(
-                name,
-                arg=option or None,
-                line=line,
-                error="/correct needs the option and why: `/correct <option> <why>`",
-            )
+            return Command(name, arg=option or None, line=line, error=CommandProblem("missing_argument"))
         return Command(name, arg=option, reason=reason, line=line)
     if name in ("return", "accept", "help"):
         if args:
-            return Command(name, arg=args, line=line, error=f"/{name} takes no argument")
+            return Command(name, arg=args, line=line, error=CommandProblem("extra_arguments", args))
         return Command(name, line=line)
     # override <n> <text>
     first, _, text = args.partition(" ")
@@ -273,15 +286,10 @@ def _build(name: CommandName, rest: str, line: int, continuation: list[str]) -> 
         why = "\n".join([text.strip(), *continuation]).strip()
         return Command(name, arg=first, reason=why or None, line=line)
     if not first.isdigit():
-        return Command(
-            name,
-            line=line,
-            error="/override needs an assumption number and text (`/override <n> <text>`), or an option "
-            "(`/override <option> [why]`)",
-        )
+        return Command(name, line=line, error=CommandProblem("missing_argument"))
     full = "\n".join([text.strip(), *continuation]).strip()
     if not full:
-        return Command(name, number=int(first), line=line, error="/override needs the replacement text")
+        return Command(name, number=int(first), line=line, error=CommandProblem("missing_text"))
     return Command(name, number=int(first), arg=full, line=line)
 
 
@@ -334,6 +342,6 @@ def _near_miss(body: str) -> Command | None:
 
 
 def parse(body: str) -> Command | None:
-    """The comment's command: the first one; else a near miss of one (with ``error``); else None."""
+    """The comment's command: the first one; else a near miss of one (``unknown``, with ``meant``); else None."""
     found = parse_all(body)
     return found[0] if found else _near_miss(body)

@@ -7,7 +7,7 @@ comment commands (``/decide ...``), as the command line adds ``parkbot resolve .
 
 from __future__ import annotations
 
-from parkbot.core.commands import COMMAND_NAMES, Command
+from parkbot.core.commands import COMMAND_NAMES, Command, CommandName, CommandProblem
 from parkbot.core.config import Config
 from parkbot.core.errors import ParkbotError, with_step
 from parkbot.core.lifecycle.possible import PossibleAct, possible_acts
@@ -62,6 +62,18 @@ def help_rows(decision: Decision, config: Config) -> list[tuple[str, str]]:
     return [help_row(act) for act in possible_acts(decision, config)]
 
 
+#: What each comment command needs, said when it comes without it (``missing_argument``).
+NEEDS: dict[CommandName, str] = {
+    "decide": "/decide needs an option id, e.g. `/decide <option-id>`",
+    "default": "/default needs an option id, e.g. `/default <option-id>`",
+    "answer": "/answer needs the answer text, e.g. `/answer ship it on Monday`",
+    "cite": "/cite needs an option and its sources: `/cite <option> <source>...`",
+    "correct": "/correct needs the option and why: `/correct <option> <why>`",
+    "override": "/override needs an assumption number and text (`/override <n> <text>`), or an option "
+    "(`/override <option> [why]`)",
+}
+
+
 def command_problem(command: Command) -> str:
     """Why a comment's command is not taken, as a reply on the issue: a near miss names the command it most
     likely meant and every command there is; a malformed one says what it needs."""
@@ -69,4 +81,17 @@ def command_problem(command: Command) -> str:
         listed = ", ".join(f"/{name}" for name in COMMAND_NAMES)
         meant = f" did you mean /{command.meant}?" if command.meant else ""
         return f"{command.render()} is not a parkbot command;{meant} The commands are {listed}."
-    return command.error or ""
+    return malformed(command.name, command.error) if command.error else ""
+
+
+def malformed(name: CommandName, problem: CommandProblem) -> str:
+    """The core's reason a command's argument is malformed, in the comment commands of the issue."""
+    if problem.reason == "missing_text":
+        return f"/{name} needs the replacement text"
+    if problem.reason == "missing_argument":
+        return NEEDS.get(name, f"/{name} needs an argument")
+    if name in ("decide", "default"):
+        return f"/{name} takes exactly one option id, got {problem.typed!r}"
+    if name == "escalate":
+        return "/escalate takes at most one name: `/escalate` or `/escalate <to>`"
+    return f"/{name} takes no argument"

@@ -56,7 +56,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 # The doorway: what the rest of parkbot (the translators, the CLI, parkbot.backends) may import from this
-# adapter; tests/test_architecture.py holds them to it.
+# adapter; tests/project/test_architecture.py holds them to it.
 from parkbot.trackers.git.clone import NoWorkingTree, origin_url, working_tree
 from parkbot.trackers.git.layout import DEFAULT_REF, decision_path, index_path, links_key, notes_path
 from parkbot.trackers.git.process import find_repository

@@ -71,7 +71,7 @@ first sees them, which keeps resolution within 4 requests per dependent.
 """
 
 # The doorway: what the rest of parkbot (the translators, the CLI, parkbot.backends) may import from this
-# adapter; tests/test_architecture.py holds them to it.
+# adapter; tests/project/test_architecture.py holds them to it.
 from parkbot.trackers.github.access import assignable_login
 from parkbot.trackers.github.app import AppCredentials, GitHubApp
 from parkbot.trackers.github.app_settings import app_credentials

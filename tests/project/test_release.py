@@ -18,7 +18,7 @@ from packaging.version import Version
 import parkbot
 from tests.support.workflows import PINNED, VERSION_COMMENT, load, steps_of, uses_lines
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / ".github" / "workflows" / "release.yml"
 NOTES = ROOT / ".ci" / "release-notes"
 CHANGELOG = ROOT / "CHANGELOG.md"

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from parkbot.cli import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""parkbot.core.lifecycle.gates: the merge-queue gate (its other rules are tested in tests/test_rules_lifecycle.py)."""
+"""parkbot.core.lifecycle.gates: the gate of a dependent, and the merge-queue gate."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from typing import Any
 from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
-from parkbot.core.models import NeedsInput, parse_result
-from parkbot.core.tracker import GateResult
+from parkbot.core.models import Decision, NeedsInput, parse_result
+from parkbot.core.tracker import DependentState, GateResult
+from tests.support.lifecycle import resolve
 from tests.support.memory_tracker import MemoryTracker
+from tests.support.results import DID, NOW, result
 
 CONFIG = Config(owners=Owners(default="alice"))
 SHA = "a" * 40
@@ -72,3 +74,27 @@ def test_a_gates_note_and_waiting_neighbours_are_typed_and_shown_only_where_set(
     assert (plain.note, plain.same_commit, plain.details) == (None, (), {})
     held = GateResult("#7", note="no open pull request", same_commit=("#8",))
     assert held.details == {"note": "no open pull request", "same_commit": ["#8"]}
+
+
+class NoPullRequestYet(MemoryTracker):
+    """A backend whose dependents have nothing to carry a gate yet (a branch without a pull request)."""
+
+    def block_dependents(self, decision: Decision) -> list[DependentState]:
+        return [DependentState(t, publishable=False, note=f"{t} has no pull request yet") for t in decision.dependents]
+
+    clear_blocking = block_dependents
+
+
+def test_a_dependent_that_cannot_show_a_gate_yet_is_reported_with_the_backends_note_unpublished() -> None:
+    tracker = NoPullRequestYet()
+    outcome = lifecycle.park(tracker, result(dependents=["branch:agent/x"]), CONFIG, now=NOW)
+    (gate,) = outcome.gates
+    assert (gate.target, gate.state, [d.id for d in gate.blocking], gate.details) == (
+        "branch:agent/x",
+        "blocked",
+        [DID],
+        {"note": "branch:agent/x has no pull request yet"},
+    )
+    (answered,) = resolve(tracker).gates
+    assert ([d.id for d in answered.resolved], answered.state) == ([DID], "open")
+    assert tracker.published == {}

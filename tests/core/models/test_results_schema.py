@@ -28,7 +28,7 @@ from parkbot.core.errors import InvalidInput
 from parkbot.core.filing import parse_inventory
 from parkbot.core.models import RULES_BEYOND_THE_SCHEMA, SCHEMA_FILE, SCHEMA_ID, parse_result, result_json_schema
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = result_json_schema()
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 #: What ``park`` says for each rule the schema lists as beyond JSON Schema.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ADAPTER = Path(__file__).resolve().parents[1] / "bot" / "parkbot" / "trackers" / "github"
+ADAPTER = Path(__file__).resolve().parents[2] / "bot" / "parkbot" / "trackers" / "github"
 MAX_LINES = 500
 MAX_METHODS = 25
 

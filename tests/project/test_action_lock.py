@@ -21,7 +21,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ACTION_DIR = ROOT / "actions" / "parkbot"
 LOCK = ACTION_DIR / "requirements.lock"
 RELEASE_LOCK = ROOT / ".ci" / "release-requirements.lock"

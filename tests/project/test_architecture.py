@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-BOT = Path(__file__).resolve().parents[1] / "bot" / "parkbot"
+BOT = Path(__file__).resolve().parents[2] / "bot" / "parkbot"
 
 #: What the core may never reach for: adapters, translators, wire formats, processes, the network, the terminal.
 NOT_IN_THE_CORE = (
@@ -200,7 +200,7 @@ def test_the_checks_see_a_crossing_when_there_is_one(tmp_path: Path) -> None:
     assert [module for _, module in imported(sample, tmp_path / "bot")] == ["subprocess", "parkbot.trackers.git"]
 
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 #: Where the tests' shared helpers live; the contract suite's harnesses belong to that suite.
 SHARED = ("tests.support", "tests.contract.harness_")
 
@@ -222,6 +222,71 @@ def test_the_test_check_sees_a_test_module_imported(tmp_path: Path) -> None:
     sample.write_text("from tests.github.test_github_tracker import park\nfrom tests.support import results\n", "utf-8")
     found = [module for _, module in imported(sample, tmp_path)]
     assert [m for m in found if not m.startswith(SHARED)] == ["tests.github.test_github_tracker"]
+
+
+#: The rooms of tests/ (tests/README.md says what each holds); no test file sits at the top of tests/.
+ROOMS = {"api", "cli", "contract", "core", "events", "git", "github", "mcp", "project", "report", "serve", "support"}
+#: Files of tests/core/ that attack one behaviour across core modules, so they carry the behaviour's name.
+BEHAVIOUR_FILES = {
+    "test_answer_binding.py",
+    "test_blocking_only_goes_up.py",
+    "test_one_read_path.py",
+    "test_requester.py",
+    "test_validators.py",
+}
+
+
+def misplaced(tests: Path, core: Path) -> list[str]:
+    """Test files outside a room, and files of tests/core/ named after no module of the core.
+
+    tests/core/ mirrors bot/parkbot/core/: the tests of ``core/x.py`` are ``tests/core/test_x.py`` (of
+    ``core/lifecycle/y.py``, ``tests/core/lifecycle/test_y.py``), with ``test_x_<aspect>.py`` for an aspect
+    that needs fixtures of its own (the published schemas), and the behaviour files named above.
+    """
+    found = [path.name for path in tests.glob("test_*.py") if path.is_file()] + [
+        path.name + "/"
+        for path in tests.iterdir()
+        if path.is_dir() and path.name not in ROOMS | {"openapi", "webhooks"} and not path.name.startswith((".", "_"))
+    ]
+    for path in sorted((tests / "core").rglob("test_*.py")):
+        folder = core.joinpath(*path.relative_to(tests / "core").parent.parts)
+        stem = path.stem.removeprefix("test_")
+        named = any(
+            stem == m.stem or stem.startswith(m.stem + "_") for m in folder.glob("*.py") if m.stem != "__init__"
+        )
+        if not named and path.name not in BEHAVIOUR_FILES:
+            found.append(path.relative_to(tests).as_posix())
+    return found
+
+
+def test_every_test_file_is_in_a_room_and_core_tests_are_named_after_their_module() -> None:
+    assert misplaced(TESTS, BOT / "core") == []
+
+
+def test_the_room_check_sees_a_stray_file_and_a_core_test_named_after_no_module(tmp_path: Path) -> None:
+    core = tmp_path / "bot" / "core"
+    (core / "lifecycle").mkdir(parents=True)
+    for module in ("commands.py", "lifecycle/parking.py"):
+        (core / module).write_text("", "utf-8")
+    tests = tmp_path / "tests"
+    (tests / "core" / "lifecycle").mkdir(parents=True)
+    (tests / "misc").mkdir()
+    for name in (
+        "test_loose.py",
+        "core/test_commands.py",
+        "core/test_commands_grammar.py",
+        "core/test_rules_commands.py",
+        "core/lifecycle/test_parking.py",
+        "core/lifecycle/test_commands.py",
+        "core/test_answer_binding.py",
+    ):
+        (tests / name).write_text("", "utf-8")
+    assert sorted(misplaced(tests, core)) == [
+        "core/lifecycle/test_commands.py",
+        "core/test_rules_commands.py",
+        "misc/",
+        "test_loose.py",
+    ]
 
 
 # --- size: no module over 500 lines, no class over 25 methods ----------------------------------

@@ -1,5 +1,5 @@
 """The report: figures on a constructed history with known answers, the renderers, the CLI (the dashboard's
-text: tests/test_dashboard_body.py)."""
+text: tests/report/test_dashboard_body.py)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ from parkbot.report.render import verdict
 from tests.support.memory_tracker import MemoryTracker
 from tests.support.report import NOW, REFUND, REFUSALS, SCRIPT, SINCE, at, history, make
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

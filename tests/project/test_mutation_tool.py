@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.scripts import load_script
 
-TOOL = Path(__file__).resolve().parents[1] / "benchmarks" / "mutation.py"
+TOOL = Path(__file__).resolve().parents[2] / "benchmarks" / "mutation.py"
 
 TINY_MODULE = """\
 def double(x):

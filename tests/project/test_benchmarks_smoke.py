@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.scripts import load_script
 
-BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "git_backlog.py"
+BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "git_backlog.py"
 
 
 @pytest.fixture(scope="module")

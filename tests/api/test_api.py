@@ -20,7 +20,7 @@ from parkbot.cli.messages import error_object
 from tests.support.git_helpers import cli_repo, commit_on_branch
 from tests.support.github_helpers import TOKEN, fake_github
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "needs_input.json"
 DID = "billing-42-decision-refund"
 ALICE = "alice@example.com"
