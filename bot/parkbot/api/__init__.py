@@ -19,25 +19,56 @@ and message the command would exit with.
 
 from __future__ import annotations
 
-from parkbot.api.backlog import Backlog
-from parkbot.api.filing import check_inventory
-from parkbot.api.listing import PrintedList
-from parkbot.api.results import (
-    Cited,
-    Corrected,
-    DecisionItem,
-    DecisionList,
-    DecisionView,
-    Filed,
-    GateReport,
-    Inventory,
-    Requested,
-    Resolved,
-    ResumeContext,
-    Synced,
-)
-from parkbot.api.waiting import DEFAULT_POLL, POLL_SCHEDULE, poller, wait_for_answer
-from parkbot.core.listing import Awaiting, ListState
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: Where each name lives, loaded on first use: a command loads only the module of the verbs it runs
+#: (``gate`` the reading, ``list`` the listing), not the filing, acting, planning and waiting code.
+_EXPORTS = {
+    "Backlog": "parkbot.api.backlog",
+    "check_inventory": "parkbot.api.filing",
+    "PrintedList": "parkbot.api.listing",
+    **dict.fromkeys(
+        (
+            "Cited",
+            "Corrected",
+            "DecisionItem",
+            "DecisionList",
+            "DecisionView",
+            "Filed",
+            "GateReport",
+            "Inventory",
+            "Requested",
+            "Resolved",
+            "ResumeContext",
+            "Synced",
+        ),
+        "parkbot.api.results",
+    ),
+    **dict.fromkeys(("DEFAULT_POLL", "POLL_SCHEDULE", "poller", "wait_for_answer"), "parkbot.api.waiting"),
+    **dict.fromkeys(("Awaiting", "ListState"), "parkbot.core.listing"),
+}
+
+if TYPE_CHECKING:
+    from parkbot.api.backlog import Backlog
+    from parkbot.api.filing import check_inventory
+    from parkbot.api.listing import PrintedList
+    from parkbot.api.results import (
+        Cited,
+        Corrected,
+        DecisionItem,
+        DecisionList,
+        DecisionView,
+        Filed,
+        GateReport,
+        Inventory,
+        Requested,
+        Resolved,
+        ResumeContext,
+        Synced,
+    )
+    from parkbot.api.waiting import DEFAULT_POLL, POLL_SCHEDULE, poller, wait_for_answer
+    from parkbot.core.listing import Awaiting, ListState
 
 __all__ = [
     "DEFAULT_POLL",
@@ -62,3 +93,16 @@ __all__ = [
     "poller",
     "wait_for_answer",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -10,7 +10,6 @@ from datetime import datetime
 
 from parkbot.api.results import LOCATION_SHOWN, Filed, Requested, Resolved, location_fields, where
 from parkbot.core import lifecycle, own_comments
-from parkbot.core import planner as planner_rules
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config
 from parkbot.core.errors import InvalidInput
@@ -23,7 +22,6 @@ __all__ = [
     "actor",
     "ask",
     "escalate",
-    "filer",
     "override",
     "planner_actor",
     "request",
@@ -131,18 +129,10 @@ def request(tracker: Tracker, poster: OwnIdentityRecords, decision: Decision, te
     )
 
 
-def filer(tracker: Tracker, config: Config) -> str | None:
-    """Who files, where the backend can tell (so that the planner never answers a question it filed)."""
-    if config.planner is None:
-        return None
-    try:
-        return tracker.actor(None).login
-    except InvalidInput:
-        return None
-
-
 def planner_actor(tracker: Tracker, by: str | None, verb: str) -> Actor:
     """Who acts as the planner: bots included (an App), since the core checks it is exactly the planner."""
+    from parkbot.core import planner as planner_rules  # the planner's acts only: ``park`` loads no planner
+
     if not isinstance(tracker, planner_rules.AgentIdentity):
         return actor(tracker, by, verb)
     try:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from parkbot.api.acting import filer
 from parkbot.api.results import FILED_SHOWN, Filed, Inventory, location_of, where
 from parkbot.core import lifecycle
 from parkbot.core.config import Config
+from parkbot.core.errors import InvalidInput
 from parkbot.core.models import Done, DoneWithAssumptions, Failed, NeedsInput, Result, parse_result
 from parkbot.core.tracker import Tracker
 
@@ -32,6 +32,16 @@ def park(tracker: Tracker, config: Config, result: Result | Mapping[str, Any] | 
             FILED_SHOWN,
         )
     return check_inventory(tracker, parsed)
+
+
+def filer(tracker: Tracker, config: Config) -> str | None:
+    """Who files, where the backend can tell (so that the planner never answers a question it filed)."""
+    if config.planner is None:
+        return None
+    try:
+        return tracker.actor(None).login
+    except InvalidInput:
+        return None
 
 
 def check_inventory(tracker: Tracker, result: Done | Failed) -> Inventory:

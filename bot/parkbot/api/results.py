@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from parkbot.core import planner as planner_rules
 from parkbot.core.errors import ExitCode
-from parkbot.core.lifecycle import ParkOutcome, ResolveOutcome
 from parkbot.core.models import Answer, Citation, Decision, DecisionKind, DecisionState, Option, Override
 from parkbot.core.tracker import GateResult, Location
 from parkbot.details import Shown, detail_lines
+
+if TYPE_CHECKING:  # what the acts return, read by the results they make (the read commands load no act)
+    from parkbot.core.lifecycle.outcomes import ParkOutcome, ResolveOutcome
+    from parkbot.core.planner import CorrectionOutcome
 
 __all__ = [
     "FILED_SHOWN",
@@ -221,7 +223,7 @@ class Corrected(_Located):
     gates: list[GateReport] = Field(default_factory=list)
 
     @classmethod
-    def of(cls, outcome: planner_rules.CorrectionOutcome) -> Corrected:
+    def of(cls, outcome: CorrectionOutcome) -> Corrected:
         corrected = cls(
             id=outcome.decision.id,
             action=outcome.action,

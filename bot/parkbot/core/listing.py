@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from parkbot.core import planner as planner_rules
 from parkbot.core.durations import Duration, moment
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import Decision, utcnow
@@ -91,6 +90,8 @@ class ListQuery:
     def _awaits(self, d: Decision) -> bool:
         if self.awaiting is None:
             return True
+        from parkbot.core import planner as planner_rules  # ``--awaiting`` only: plain listing loads no planner
+
         if self.awaiting == "planner":
             return planner_rules.awaiting_planner(d, self.now or utcnow())
         return planner_rules.review_pending(d)

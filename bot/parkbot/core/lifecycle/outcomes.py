@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from parkbot.core.dashboard_index import Changed
 from parkbot.core.models import Answer, Decision, LogEntry
 from parkbot.core.tracker import GateResult, Location
+
+if TYPE_CHECKING:
+    from parkbot.core.dashboard_index import Changed
 
 ParkAction = Literal["created", "updated", "unchanged"]
 ResolveAction = Literal["resolved", "completed", "unchanged", "confirmed"]
@@ -32,6 +34,8 @@ class ParkOutcome:
     @property
     def changed(self) -> Changed | None:
         """Its dashboard line: a new decision was not open before; an unchanged one needs nothing."""
+        from parkbot.core.dashboard_index import Changed  # read by the dashboard only: a command never loads it
+
         if self.action == "unchanged":
             return None
         was_open = self.was_open and self.action != "created"
@@ -51,6 +55,8 @@ class ResolveOutcome:
     @property
     def changed(self) -> Changed | None:
         """Its dashboard line: an answer takes an open decision off it; an unchanged one needs nothing."""
+        from parkbot.core.dashboard_index import Changed
+
         return None if self.action == "unchanged" else Changed(decision_id=self.decision.id)
 
 
