@@ -42,7 +42,10 @@ class Target:
 PATHS = (
     "bot/parkbot/core/models/prebuilt_schemas.py",
     "bot/parkbot/core/prebuilt_config_schemas.py",
-    "bot/parkbot/api/prebuilt_schemas.py",
+    *(
+        f"bot/parkbot/api/results/prebuilt_{part}_schemas.py"
+        for part in ("base", "gate", "acts", "decisions", "resume")
+    ),
 )
 
 
@@ -79,7 +82,8 @@ def _targets() -> list[Target]:
             },
         ),
         Target(PATHS[1], ("parkbot.core.config",)),
-        Target(PATHS[2], ("parkbot.api.results",)),
+        # One per module of results, so that a command loads the schemas of its own results only.
+        *(Target(path, (_module_of(path).replace(".prebuilt_", ".").removesuffix("_schemas"),)) for path in PATHS[2:]),
     ]
 
 
@@ -118,8 +122,9 @@ def _clean(schema: Any) -> Any:
 class _Writer:
     """Python source for a schema: literals as written, objects as references to where they live."""
 
-    def __init__(self, named: dict[int, tuple[dict[str, Any], str]]) -> None:
+    def __init__(self, named: dict[int, tuple[dict[str, Any], str, str | None]]) -> None:
         self.modules: dict[str, str] = {}
+        #: Schemas written as a call: the schema, its function, and the generated module it is in (None: this one).
         self.named = named
 
     def alias(self, module: str) -> str:
@@ -149,9 +154,9 @@ class _Writer:
 
     def value(self, obj: Any, top: bool = False) -> str:
         if not top and isinstance(obj, dict) and id(obj) not in self.named:
-            for schema, name in self.named.values():
-                if obj == schema:
-                    return f"{name}()"
+            for schema, name, module in self.named.values():
+                if obj == schema:  # imported only when used: a module loads the generated modules it needs
+                    return f"{name}()" if module is None else f"{self.alias(module)}.{name}()"
         if isinstance(obj, dict):
             return "{" + ", ".join(f"{self.value(k)}: {self.value(v)}" for k, v in obj.items()) + "}"
         if isinstance(obj, list):
@@ -186,11 +191,12 @@ def generate(target: Target, before: Iterable[Target] = ()) -> str:
         adapter: TypeAdapter[Any] = TypeAdapter(kind())
         schemas.append((f"_adapter_{name}", _clean(adapter.core_schema), {}, None))
     writer = _Writer({})
-    named = {id(schema): (schema, name) for name, schema, _, model in schemas if model is not None}
+    named: dict[int, tuple[dict[str, Any], str, str | None]] = {
+        id(schema): (schema, name, None) for name, schema, _, model in schemas if model is not None
+    }
     for earlier in before:
-        module = writer.alias(_module_of(earlier.path))
         for name, schema, _, _ in _model_schemas(earlier):
-            named[id(schema)] = (schema, f"{module}.{name}")
+            named[id(schema)] = (schema, name, _module_of(earlier.path))
     writer.named = named
     bodies = [
         f"def {name}() -> dict[str, Any]:\n    return {writer.value(schema, top=True)}\n"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from parkbot.api.results import LOCATION_SHOWN, Filed, Requested, Resolved, location_fields, where
+from parkbot.api.results.acts import Filed, Requested, Resolved
+from parkbot.api.results.base import LOCATION_SHOWN, location_fields, where
 from parkbot.core import lifecycle, own_comments
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config

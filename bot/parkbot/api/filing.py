@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from parkbot.api.results import FILED_SHOWN, Filed, Inventory, location_of, where
+from parkbot.api.results.acts import Filed, Inventory
+from parkbot.api.results.base import FILED_SHOWN, location_of, where
 from parkbot.core import lifecycle
 from parkbot.core.config import Config
 from parkbot.core.errors import InvalidInput

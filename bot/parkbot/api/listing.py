@@ -9,7 +9,7 @@ from typing import Any
 
 import pydantic_core
 
-from parkbot.api.results import DecisionItem, DecisionList
+from parkbot.api.results.decisions import DecisionItem, DecisionList
 from parkbot.core import lifecycle
 from parkbot.core.config import Config
 from parkbot.core.listing import ListQuery

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from parkbot.api.acting import accept_review, actor, ask, planner_actor, request
-from parkbot.api.results import Cited, Corrected, Filed, Requested, Resolved
+from parkbot.api.results.acts import Cited, Corrected, Filed, Requested, Resolved
 from parkbot.core import lifecycle, own_comments
 from parkbot.core import planner as planner_rules
 from parkbot.core.config import Config

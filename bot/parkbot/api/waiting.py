@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 
-from parkbot.api.results import ResumeContext
+from parkbot.api.results.resume import ResumeContext
 from parkbot.core import lifecycle
 from parkbot.core.config import Config
 from parkbot.core.durations import Duration
