@@ -115,7 +115,37 @@ NOT_FOR_READ_COMMANDS = (
     "parkbot.trackers.git.sync",
     # Writing an agent's result: the result schema and the filing of commits.
     "parkbot.core.filing",
+    # The API's verbs that write, and their results: each verb loads its own module when called.
+    "parkbot.api.acting",
+    "parkbot.api.filing",
+    "parkbot.api.planning",
+    "parkbot.api.waiting",
+    "parkbot.api.results.acts",
+    # The lifecycle's acts that write (its package loads each name on first use), and what they return.
+    "parkbot.core.lifecycle.parking",
+    "parkbot.core.lifecycle.resolving",
+    "parkbot.core.lifecycle.escalation",
+    "parkbot.core.lifecycle.review",
+    "parkbot.core.lifecycle.by_hand",
+    "parkbot.core.lifecycle.possible",
+    "parkbot.core.lifecycle.outcomes",
+    # The planner's rules and sources (``list --awaiting`` loads them), an owner's act left as a comment, the
+    # dashboard's index and figures (events), merging two answers (``sync``).
+    "parkbot.core.planner",
+    "parkbot.core.planner_sources",
+    "parkbot.core.own_comments",
+    "parkbot.core.dashboard_index",
+    "parkbot.core.figures",
+    "parkbot.core.merge",
 )
+
+#: What each read command loads of the API and the results beyond what they share, and nothing else of them.
+READ_MODULES = {
+    "gate": ["parkbot.api.reading", "parkbot.api.results.gate", "parkbot.core.lifecycle.gates"],
+    "show": ["parkbot.api.reading", "parkbot.api.results.decisions", "parkbot.core.lifecycle.waiting"],
+    "list": ["parkbot.api.listing", "parkbot.api.results.decisions", "parkbot.core.listing"],
+    "resume": ["parkbot.api.reading", "parkbot.api.results.resume", "parkbot.core.lifecycle.waiting"],
+}
 
 
 @pytest.mark.parametrize(
@@ -132,6 +162,53 @@ def test_reading_the_backlog_loads_no_park_or_sync_code(repo: Path, args: list[s
     modules = imported(args, repo)
     assert "parkbot.trackers.git.view" in modules  # it did read the backlog
     assert loaded(modules, NOT_FOR_READ_COMMANDS) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gate", "--ref", "main"],
+        ["show", "billing-42-decision-refund"],
+        ["list"],
+        ["resume", "billing-42-decision-refund"],
+    ],
+)
+def test_each_read_command_loads_the_api_and_results_of_its_own_verb_only(repo: Path, args: list[str]) -> None:
+    """``gate`` defines no decision view and ``show`` no gate report: of the API, the result models and the
+    lifecycle, each command loads its own verb's modules (and the shared ones) and no other."""
+    modules = imported(args, repo)
+    own = READ_MODULES[args[0]]
+    verbs = sorted({m for ms in READ_MODULES.values() for m in ms})
+    assert [m for m in verbs if m in modules] == sorted(own)
+    results = loaded(modules, ("parkbot.api.results",))
+    assert [m for m in results if not m.startswith("parkbot.api.results.prebuilt_")] == sorted(
+        ["parkbot.api.results", "parkbot.api.results.base", *[m for m in own if m.startswith("parkbot.api.results.")]]
+    )
+    lifecycle = loaded(modules, ("parkbot.core.lifecycle",))
+    assert set(lifecycle) <= {"parkbot.core.lifecycle", "parkbot.core.lifecycle.reading", *own}
+
+
+def test_park_loads_neither_the_planner_nor_the_dashboard_nor_the_acts_of_an_owner(repo: Path, tmp_path: Path) -> None:
+    """A new decision is filed by the lifecycle's park; the planner (when none is configured), the dashboard's
+    index and figures (events only), and an owner's acts stay unloaded, and so does pydantic's plugin lookup."""
+    fresh = tmp_path / "fresh.json"
+    fresh.write_text(EXAMPLE.read_text(encoding="utf-8").replace("billing-42", "trim-5"), encoding="utf-8")
+    modules = imported(["park", str(fresh)], repo)
+    assert "parkbot.core.lifecycle.parking" in modules  # it did file
+    never = (
+        "parkbot.core.planner",
+        "parkbot.core.own_comments",
+        "parkbot.core.dashboard_index",
+        "parkbot.core.figures",
+        "parkbot.api.acting",
+        "parkbot.api.planning",
+        "parkbot.api.results.decisions",
+        "parkbot.core.lifecycle.by_hand",
+        "parkbot.core.lifecycle.escalation",
+        "parkbot.core.lifecycle.review",
+        "importlib.metadata",
+    )
+    assert loaded(modules, never) == []
 
 
 def test_park_and_sync_do_load_what_the_read_commands_leave_out(repo: Path, tmp_path: Path) -> None:

@@ -22,12 +22,11 @@ import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from parkbot.core import authority, lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Planner
-from parkbot.core.dashboard_index import Changed
 from parkbot.core.errors import InvalidInput, Refused
 from parkbot.core.lifecycle import ParkOutcome, ResolveOutcome
 from parkbot.core.models import (
@@ -47,6 +46,9 @@ from parkbot.core.planner_sources import check_source as check_source
 from parkbot.core.planner_sources import parse_source as parse_source
 from parkbot.core.planner_sources import path_allowed as path_allowed
 from parkbot.core.tracker import GateResult, Location, Tracker
+
+if TYPE_CHECKING:
+    from parkbot.core.dashboard_index import Changed
 
 
 @runtime_checkable
@@ -344,6 +346,8 @@ class CorrectionOutcome:
     @property
     def changed(self) -> Changed | None:
         """Its dashboard line (the standing answer again: nothing)."""
+        from parkbot.core.dashboard_index import Changed  # read by the dashboard only: a command never loads it
+
         return None if self.action == "unchanged" else Changed(decision_id=self.decision.id)
 
 

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from parkbot.core.merge import AnswerConflict
 from parkbot.core.models import Answer, Decision, LogEntry
 
 if TYPE_CHECKING:
     from parkbot.core.authority import Actor
     from parkbot.core.dashboard_index import DashboardIndex, DashboardWrite
+    from parkbot.core.merge import AnswerConflict  # ``sync``'s merge only
     from parkbot.core.untaken import CommentFacts
 
 GateState = Literal["open", "blocked"]

@@ -158,8 +158,8 @@ def _park_new(tracker: Tracker, incoming: Decision, config: Config, now: datetim
     )
     if citation is not None:
         incoming = incoming.model_copy(update={"precedent": citation})
-    if citation is None or config.precedents != "apply":
-        from parkbot.core.planner import route  # the planner's rules live in their own module
+    if (citation is None or config.precedents != "apply") and config.planner is not None:
+        from parkbot.core.planner import route  # the planner's rules: loaded only when a planner is configured
 
         incoming = route(incoming, config, now)
     location = tracker.create(incoming, log_entry("parked", incoming, now))
