@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from parkbot.api.results.base import _Located, _Result, location_fields
+from parkbot.api.results.base import LocatedResult, ResultBase, location_fields
 from parkbot.api.results.gate import GateReport
 from parkbot.core.errors import ExitCode
 from parkbot.core.models import Answer, Citation, DecisionKind, DecisionState
@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # what the acts return, read by the results they make (the re
 __all__ = ["Cited", "Corrected", "Filed", "Inventory", "Requested", "Resolved", "Synced"]
 
 
-class Filed(_Located):
+class Filed(LocatedResult):
     """A decision or review item as filed or moved: ``park``, ``escalate``, ``return``, ``override``."""
 
     id: str
@@ -49,7 +49,7 @@ class Filed(_Located):
         )
 
 
-class Resolved(_Located):
+class Resolved(LocatedResult):
     """An answered decision or accepted review item: ``resolve``, ``accept``."""
 
     id: str
@@ -71,7 +71,7 @@ class Resolved(_Located):
         )
 
 
-class Cited(_Located):
+class Cited(LocatedResult):
     """A planner's answer from checked sources (``cite``): recorded, and a review item for the owner."""
 
     id: str
@@ -106,7 +106,7 @@ class Cited(_Located):
         return cited._told("\n".join(lines))
 
 
-class Corrected(_Located):
+class Corrected(LocatedResult):
     """An answer replaced (``correct``, or ``override`` of a planner answer); history keeps both."""
 
     id: str
@@ -136,7 +136,7 @@ class Corrected(_Located):
         return corrected._told(text)
 
 
-class Requested(_Located):
+class Requested(LocatedResult):
     """An owner's act left as their own comment command, for parkbot to record (GitHub, run with a
     person's token: only parkbot's own records carry authority there, and the comment is the owner's own)."""
 
@@ -147,7 +147,7 @@ class Requested(_Located):
     comment: str = Field(description="The comment's address.")
 
 
-class Inventory(_Result):
+class Inventory(ResultBase):
     """A finished run's inventory, checked against the backlog: every listed decision is in it."""
 
     origin: str
@@ -157,7 +157,7 @@ class Inventory(_Result):
     missing: list[str] = Field(default_factory=list)
 
 
-class Synced(_Result):
+class Synced(ResultBase):
     """What ``sync`` did with the remote: ``up-to-date``, ``fetched``, ``pushed`` or ``merged``."""
 
     remote: str

@@ -10,10 +10,10 @@ from parkbot.core.errors import ExitCode
 from parkbot.core.tracker import Location
 from parkbot.details import Shown, detail_lines
 
-__all__ = ["FILED_SHOWN", "LOCATION_SHOWN", "location_fields", "location_of", "where"]
+__all__ = ["FILED_SHOWN", "LOCATION_SHOWN", "LocatedResult", "ResultBase", "location_fields", "location_of", "where"]
 
 
-class _Result(BaseModel):
+class ResultBase(BaseModel):
     """A command's outcome: ``model_dump(mode="json")`` is its ``--json``, ``text()`` its output for people."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
@@ -34,7 +34,7 @@ class _Result(BaseModel):
         return self
 
 
-class _Located(_Result):
+class LocatedResult(ResultBase):
     """Where a decision lives: ``number``/``url`` on GitHub, ``ref``/``path`` in git."""
 
     backend: str
@@ -65,7 +65,7 @@ LOCATION_SHOWN: Shown = {"ref": None, "path": None, "number": None, "url": None}
 FILED_SHOWN: Shown = {"id": None, "action": None, "owner": None, **LOCATION_SHOWN}
 
 
-def location_of(result: _Located) -> Location:
+def location_of(result: LocatedResult) -> Location:
     """Where a result says its decision lives."""
     return Location(result.backend, result.ref, result.path, result.number, result.url)
 

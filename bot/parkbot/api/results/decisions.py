@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from parkbot.api.results.base import _Result
+from parkbot.api.results.base import ResultBase
 from parkbot.core.errors import ExitCode
 from parkbot.core.models import Decision
 from parkbot.details import Shown, detail_lines
@@ -101,7 +101,7 @@ class DecisionView(DecisionItem):
         return "\n".join([*lines, *detail_lines(data, _VIEWED, indent="")])
 
 
-class DecisionList(_Result):
+class DecisionList(ResultBase):
     """Decisions, oldest first (by answer time with ``answered_since``, else by filing time)."""
 
     decisions: list[DecisionItem]

@@ -6,14 +6,14 @@ from typing import Literal
 
 from pydantic import Field
 
-from parkbot.api.results.base import _Result
+from parkbot.api.results.base import ResultBase
 from parkbot.core.errors import ExitCode
 from parkbot.core.tracker import GateResult
 
 __all__ = ["GateReport"]
 
 
-class GateReport(_Result):
+class GateReport(ResultBase):
     """Whether a dependent may proceed (``open``) or waits for decisions (``blocked``, exit 1)."""
 
     target: str

@@ -8,14 +8,14 @@ from typing import Any
 
 from pydantic import Field
 
-from parkbot.api.results.base import _Result
+from parkbot.api.results.base import ResultBase
 from parkbot.core.errors import ExitCode
 from parkbot.core.models import Citation, Decision, DecisionState, Option, Override
 
 __all__ = ["ResumeContext"]
 
 
-class ResumeContext(_Result):
+class ResumeContext(ResultBase):
     """What a fresh session needs to continue: the question, the answer and how it was given, the work.
 
     ``exit_code`` is 1 while the question is still open.
