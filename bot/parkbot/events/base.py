@@ -20,13 +20,13 @@ from typing import Any, Literal, Protocol
 
 from parkbot.core.config import Config
 from parkbot.core.dashboard_index import Changed
-from parkbot.core.errors import InvalidInput, ParkbotError
+from parkbot.core.errors import InvalidInput, ParkbotError, Reason
 from parkbot.core.filing import FiledFiles
 from parkbot.core.lifecycle import ParkAction, ResolveAction
 from parkbot.core.tracker import GateResult, Tracker
 from parkbot.dashboard_refresh import DashboardOutcome, patch_dashboard, recount_dashboard, supports_dashboard
 from parkbot.events.commands import Action as CommandAction
-from parkbot.events.commands import CommandReason, RuleReason
+from parkbot.events.commands import CommandReason
 
 ItemKind = Literal[
     "parked",  # a result became (or updated) a decision; ``action`` says created/updated/unchanged
@@ -47,7 +47,7 @@ GateStateName = Literal["open", "blocked", "failure"]
 #: a decision issue that left the repository (``abandoned``).
 HandlerAction = Literal["already_resolved", "refused_reopen", "restored", "transferred", "deleted"]
 #: An item's ``action``: what the outcome or the command behind it said (a refusal's reason code included).
-ItemAction = ParkAction | ResolveAction | CommandAction | CommandReason | RuleReason | HandlerAction
+ItemAction = ParkAction | ResolveAction | CommandAction | CommandReason | Reason | HandlerAction
 
 
 @dataclass(frozen=True)
