@@ -83,6 +83,26 @@ class Item:
         return out
 
 
+@dataclass(frozen=True)
+class DashboardFailed:
+    """Refreshing the dashboard failed after the event's own work was done: what the backend said.
+
+    Reported, never raised (the event's items stand); the next event or reconcile tries again.
+    """
+
+    message: str
+    reason: Reason
+    action: Literal["failed"] = "failed"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "message": self.message, "reason": self.reason}
+
+
+#: What refreshing the dashboard issue did during an event: written (or found unchanged, or nothing to show
+#: yet), or failed; printed by ``parkbot handle-event --json`` as its ``as_dict()``.
+DashboardSummary = DashboardOutcome | DashboardFailed
+
+
 def ignored(message: str) -> list[Item]:
     return [Item("ignored", message)]
 
@@ -217,7 +237,7 @@ class Context:
         self.commit_reader = commit_reader
         self._opened: Opened | None = None
         #: What refreshing the dashboard issue did during this event (None: not refreshed).
-        self.dashboard: dict[str, Any] | None = None
+        self.dashboard: DashboardSummary | None = None
 
     @property
     def opened(self) -> bool:
@@ -237,7 +257,7 @@ class Context:
     def config(self) -> Config:
         return self._open().config
 
-    def recount_dashboard(self) -> dict[str, Any] | None:
+    def recount_dashboard(self) -> DashboardSummary | None:
         """Recount the decision dashboard issue from every decision, once per event (the reconcile).
 
         None when the backend keeps no dashboard. A failure is reported in the result, not raised:
@@ -245,7 +265,7 @@ class Context:
         """
         return self._dashboard(lambda: recount_dashboard(self.tracker, self.config, now=self.now))
 
-    def patch_dashboard(self, changes: Sequence[Changed]) -> dict[str, Any] | None:
+    def patch_dashboard(self, changes: Sequence[Changed]) -> DashboardSummary | None:
         """Patch the dashboard with the decisions this event changed (``parkbot.dashboard_refresh``), once per event.
 
         Costs the same however many decisions the repository holds; failures are reported like
@@ -253,7 +273,7 @@ class Context:
         """
         return self._dashboard(lambda: patch_dashboard(self.tracker, changes, now=self.now))
 
-    def _dashboard(self, refresh: Callable[[], DashboardOutcome | None]) -> dict[str, Any] | None:
+    def _dashboard(self, refresh: Callable[[], DashboardOutcome | None]) -> DashboardSummary | None:
         if self.dashboard is not None:
             return self.dashboard
         if not supports_dashboard(self.tracker):
@@ -261,7 +281,7 @@ class Context:
         try:
             outcome = refresh()
         except ParkbotError as exc:
-            self.dashboard = {"action": "failed", "message": exc.message, "reason": exc.reason}
+            self.dashboard = DashboardFailed(exc.message, exc.reason)
             return self.dashboard
-        self.dashboard = outcome.as_dict() if outcome is not None else None
+        self.dashboard = outcome
         return self.dashboard
