@@ -222,5 +222,7 @@ def test_the_schemas_are_generated_under_the_pydantic_the_action_and_the_tests_i
     from parkbot.core.models import prebuilt_schemas
 
     pinned = f"pydantic=={prebuilt_schemas.PYDANTIC_VERSION}"
-    assert f'"{pinned}"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8"), "the test extra pins another pydantic"
+    assert f'"{pinned}"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8"), (
+        "the test extra pins another pydantic"
+    )
     assert f"\n{pinned} " in (ROOT / "actions/parkbot/requirements.lock").read_text(encoding="utf-8")
