@@ -43,6 +43,8 @@ PATHS = (
     "bot/parkbot/core/models/prebuilt_schemas.py",
     "bot/parkbot/core/prebuilt_config_schemas.py",
     "bot/parkbot/api/prebuilt_schemas.py",
+    "bot/parkbot/core/prebuilt_figures_schemas.py",
+    "bot/parkbot/core/prebuilt_dashboard_index_schemas.py",
 )
 
 
@@ -80,6 +82,8 @@ def _targets() -> list[Target]:
         ),
         Target(PATHS[1], ("parkbot.core.config",)),
         Target(PATHS[2], ("parkbot.api.results",)),
+        Target(PATHS[3], ("parkbot.core.figures",)),
+        Target(PATHS[4], ("parkbot.core.dashboard_index",)),
     ]
 
 
@@ -118,7 +122,7 @@ def _clean(schema: Any) -> Any:
 class _Writer:
     """Python source for a schema: literals as written, objects as references to where they live."""
 
-    def __init__(self, named: dict[int, tuple[dict[str, Any], str]]) -> None:
+    def __init__(self, named: Mapping[int, tuple[dict[str, Any], str, str | None]]) -> None:
         self.modules: dict[str, str] = {}
         self.named = named
 
@@ -149,9 +153,9 @@ class _Writer:
 
     def value(self, obj: Any, top: bool = False) -> str:
         if not top and isinstance(obj, dict) and id(obj) not in self.named:
-            for schema, name in self.named.values():
+            for schema, name, module in self.named.values():
                 if obj == schema:
-                    return f"{name}()"
+                    return f"{self.alias(module)}.{name}()" if module else f"{name}()"
         if isinstance(obj, dict):
             return "{" + ", ".join(f"{self.value(k)}: {self.value(v)}" for k, v in obj.items()) + "}"
         if isinstance(obj, list):
@@ -185,13 +189,13 @@ def generate(target: Target, before: Iterable[Target] = ()) -> str:
     for name, kind in target.adapters.items():
         adapter: TypeAdapter[Any] = TypeAdapter(kind())
         schemas.append((f"_adapter_{name}", _clean(adapter.core_schema), {}, None))
-    writer = _Writer({})
-    named = {id(schema): (schema, name) for name, schema, _, model in schemas if model is not None}
+    named: dict[int, tuple[dict[str, Any], str, str | None]] = {
+        id(schema): (schema, name, None) for name, schema, _, model in schemas if model is not None
+    }
     for earlier in before:
-        module = writer.alias(_module_of(earlier.path))
         for name, schema, _, _ in _model_schemas(earlier):
-            named[id(schema)] = (schema, f"{module}.{name}")
-    writer.named = named
+            named[id(schema)] = (schema, name, _module_of(earlier.path))
+    writer = _Writer(named)
     bodies = [
         f"def {name}() -> dict[str, Any]:\n    return {writer.value(schema, top=True)}\n"
         for name, schema, _, _ in schemas
@@ -244,14 +248,15 @@ def _verdict(read: Callable[[str], Any], text: str) -> str:
         value = read(text)
     except ValidationError as exc:
         return f"invalid: {exc}\n{exc.json(include_url=False)}"
-    except InvalidInput as exc:
-        return f"refused: {exc}"
+    except (InvalidInput, ValueError) as exc:
+        return f"refused: {type(exc).__name__}: {exc}"
     return f"ok: {value}"
 
 
 def _readers() -> dict[str, Callable[[str], Any]]:
     from parkbot.api.results import DecisionView, ResumeContext
     from parkbot.core.config import parse_config
+    from parkbot.core.dashboard_index import DashboardIndex
     from parkbot.core.models import Decision, parse_result
     from parkbot.trackers.git import view
 
@@ -275,6 +280,7 @@ def _readers() -> dict[str, Callable[[str], Any]]:
         "bucket": lambda text: json.dumps(view._bucket().validate_json(text)),
         "result": lambda text: parse_result(text).model_dump_json(),
         "config": lambda text: parse_config(text).model_dump_json(),
+        "dashboard_index": lambda text: json.dumps(DashboardIndex.from_data(json.loads(text)).to_data()),
     }
 
 

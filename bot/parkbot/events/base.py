@@ -22,7 +22,7 @@ from parkbot.core.config import Config
 from parkbot.core.dashboard_index import Changed
 from parkbot.core.errors import InvalidInput, ParkbotError, Reason
 from parkbot.core.filing import FiledFiles
-from parkbot.core.lifecycle import ParkAction, ResolveAction
+from parkbot.core.lifecycle import HandOutcome, ParkAction, ResolveAction
 from parkbot.core.tracker import GateResult, Tracker
 from parkbot.dashboard_refresh import DashboardOutcome, patch_dashboard, recount_dashboard, supports_dashboard
 from parkbot.events.commands import Action as CommandAction
@@ -126,6 +126,20 @@ def gate_item(result: GateResult, *, message: str | None = None) -> Item:
         decision_id=blocking[0] if blocking else None,
         data={"blocking": blocking, "resolved": [d.id for d in result.resolved], **result.details},
     )
+
+
+def restored_items(outcome: HandOutcome, decision_id: str, number: int | None, text: str) -> list[Item]:
+    """What putting back a decision's removed index did: a warning, and the gates it re-published."""
+    item = Item(
+        "reopened",
+        text,
+        decision_id=decision_id,
+        number=number,
+        level="warning",
+        action="restored",
+        change=outcome.changed,
+    )
+    return [item, *(gate_item(g) for g in outcome.gates)]
 
 
 _MISSING = object()
