@@ -252,6 +252,7 @@ def test_two_instances_purge_on_procrastinates_schedule(url: str) -> None:
 
 
 def test_deliveries_stored_before_retention_existed_are_purged_too(url: str) -> None:
+    import procrastinate
     import psycopg
 
     from parkbot.serve.pgqueue import PostgresQueue
@@ -268,10 +269,21 @@ def test_deliveries_stored_before_retention_existed_are_purged_too(url: str) -> 
             "('legacy', 'ping', 'o/r', '\\x7b7d', %s, 'done'), ('legacy-failed', 'ping', 'o/r', '', %s, 'failed')",
             (clock.now - 8 * DAY, clock.now - 8 * DAY),
         )
+    legacy = procrastinate.App(connector=procrastinate.SyncPsycopgConnector(conninfo=url))
+    with legacy.open():  # and its job, handled, in procrastinate's default queue
+        legacy.schema_manager.apply_schema()
+        legacy.configure_task("parkbot.delivery", lock="o/r").defer(delivery="legacy")
+    with psycopg.connect(url) as db:
+        db.execute("UPDATE procrastinate_jobs SET status = 'doing'")
+        db.execute("UPDATE procrastinate_jobs SET status = 'succeeded'")
+        assert db.execute("SELECT queue_name FROM procrastinate_jobs").fetchall() == [("default",)]
+    age_jobs(url, "legacy", days=8)
+
     queue = PostgresQueue(url, retention=7 * DAY, clock=clock)
     try:
         assert queue.purge() == 1
         assert set(deliveries(url)) == {"legacy-failed"}
+        assert jobs(url) == {}
     finally:
         queue.close()
 

@@ -59,10 +59,20 @@ CREATE TABLE IF NOT EXISTS parkbot_deliveries (
     received_at DOUBLE PRECISION NOT NULL,
     state TEXT NOT NULL DEFAULT 'queued',
     attempts INTEGER NOT NULL DEFAULT 0,
-    last_error TEXT
+    last_error TEXT,
+    finished_at DOUBLE PRECISION
 );
-ALTER TABLE parkbot_deliveries ADD COLUMN IF NOT EXISTS finished_at DOUBLE PRECISION;
-CREATE INDEX IF NOT EXISTS parkbot_deliveries_finished ON parkbot_deliveries (state, finished_at);
+-- A table of an earlier version gets the time a delivery was handled (checked first: ALTER TABLE would lock it),
+-- and jobs it queued in procrastinate's default queue move to parkbot's, whose old jobs the purge deletes.
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                   WHERE table_name = 'parkbot_deliveries' AND column_name = 'finished_at') THEN
+        ALTER TABLE parkbot_deliveries ADD COLUMN finished_at DOUBLE PRECISION;
+    END IF;
+    IF to_regclass('parkbot_deliveries_finished') IS NULL THEN
+        CREATE INDEX parkbot_deliveries_finished ON parkbot_deliveries (state, finished_at);
+    END IF;
+END $$;
 UPDATE procrastinate_jobs SET queue_name = 'parkbot' WHERE task_name = 'parkbot.delivery' AND queue_name = 'default';
 """
 
@@ -275,7 +285,10 @@ class PostgresQueue:
         @worker_app.periodic(cron=self.purge_cron)
         @worker_app.task(name=PURGE_TASK, queue=QUEUE)
         def purge(timestamp: int) -> None:
-            self.purge()
+            try:
+                self.purge()
+            except Exception:  # logged, and the next tick tries again; a failed job here would never be purged
+                log.exception("parkbot serve: handled deliveries past the retention not purged this time")
 
         async def recover_stalled() -> None:
             while not self._stop.is_set():
