@@ -7,11 +7,14 @@ python docs/generate_cli_reference.py --check  # exit 1 if docs/cli.md is stale 
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
+from typing import get_args
 
 import click
 
 from parkbot.cli import cli
+from parkbot.core.errors import Reason
 
 TARGET = Path(__file__).with_name("cli.md")
 
@@ -40,6 +43,7 @@ failure `{"error": <reason>, "message": ..., "exit_code": ...}` (the message is 
 decision id that is not in the backlog adds `"did_you_mean"`, the closest ids that are). `--json` may also
 come before the command name (`parkbot --json list`). Without `--json`, the text shows every field of the
 same object.
+<<REASONS>>
 Usage errors that click reports (an unknown option, a missing argument, a malformed value such as
 `--timeout nan`) are exit 2 with `"error": "usage"`. The Python API (`from parkbot import Backlog`) and
 `parkbot mcp` return the same objects; see [agents.md](agents.md).
@@ -57,7 +61,15 @@ where the decision lives (`number` and `url` on GitHub, `ref` and `path` in git;
 
 
 def render() -> str:
-    parts = [INTRO]
+    """The reference: the introduction (with every reason code, from the code's one list) and each command's help."""
+    codes = ", ".join(f"`{code}`" for code in get_args(Reason))
+    reasons = textwrap.fill(
+        "Every reason code a failure can carry (the `error` here, the `reason` in the data of `handle-event`'s "
+        f"items) stays the same from one version to the next: {codes}.",
+        width=105,
+        break_on_hyphens=False,
+    )
+    parts = [INTRO.replace("<<REASONS>>", reasons)]
     ctx = click.Context(cli, info_name="parkbot", terminal_width=100, max_content_width=100)
     parts.append("## parkbot\n\n```text\n" + cli.get_help(ctx) + "\n```\n")
     for name in cli.list_commands(ctx):

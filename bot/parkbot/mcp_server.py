@@ -43,7 +43,7 @@ from parkbot.api import (
     wait_for_answer,
 )
 from parkbot.core.durations import Duration
-from parkbot.core.errors import InvalidInput, ParkbotError, with_step
+from parkbot.core.errors import InvalidInput, ParkbotError, Step, with_step
 from parkbot.core.models import DECISION_ID_REGEX, MAX_ID_LENGTH, describe_validation_error, result_json_schema
 
 SERVER_NAME = "parkbot"
@@ -380,8 +380,9 @@ def _success(data: dict[str, Any]) -> types.CallToolResult:
 
 
 #: The next step of a failure, in the words of the tools and their arguments (the core's messages use no
-#: surface's syntax; the command line adds ``parkbot ...`` commands, GitHub replies ``/decide ...``).
-STEPS = {
+#: surface's syntax; the command line adds ``parkbot ...`` commands, GitHub replies ``/decide ...``): every step
+#: the tools can meet (the owners' acts are not tools).
+STEPS: dict[Step, str] = {
     "check_id": "the list tool gives the ids",
     "gate_target": "give exactly one of the arguments pr and ref",
     "pr_on_github": "give ref (a branch) instead; pull requests need a server started on GitHub "
@@ -392,7 +393,7 @@ STEPS = {
 
 def mcp_message(exc: ParkbotError) -> str:
     """The message of a tool error: the core's, and the next step (by its ``step``) in terms of tools and arguments."""
-    return with_step(exc.message, STEPS.get(exc.step or ""))
+    return with_step(exc.message, STEPS.get(exc.step) if exc.step else None)
 
 
 def _failure(exc: ParkbotError) -> types.CallToolResult:

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from parkbot.cli import cli
 from tests.support.git_helpers import cli_repo
-from tests.support.results import example, result_text
+from tests.support.results import ASSUMPTIONS, DONE, example, result_data, result_text
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "needs_input.json"
 
@@ -94,6 +94,7 @@ def test_show_json_contract(repo: git.Repo) -> None:
     ("args", "stdin", "code", "reason"),
     [
         (["park", "-"], "{not json", 2, "invalid"),
+        # by hand: a result missing its key and question (the raw shape is the point, no builder makes it)
         (["park", "-"], json.dumps({"status": "needs_input", "origin": "x"}), 2, "invalid"),
         (["show", "nope-decision-x"], None, 2, "not_found"),
         (["show", "not an id"], None, 2, "invalid"),
@@ -124,14 +125,14 @@ def test_conflicting_answer_and_reopen_are_refused(repo: git.Repo) -> None:
 
 
 def test_inventory_requires_explicit_none_and_parked_decisions(repo: git.Repo) -> None:
-    empty = run("park", "-", stdin=json.dumps({"status": "done", "origin": "billing-42", "decisions": []}))
+    empty = run("park", "-", stdin=result_text(DONE, decisions=[]))
     assert empty.exit_code == 2
     assert "none: true" in empty.stderr
-    assert run("park", "-", stdin=json.dumps({"status": "done", "origin": "billing-42", "none": True})).exit_code == 0
-    missing = run("park", "-", stdin=json.dumps({"status": "done", "origin": "billing-42", "decisions": ["refund"]}))
+    assert run("park", "-", stdin=result_text(DONE, none=True)).exit_code == 0
+    missing = run("park", "-", stdin=result_text(DONE, decisions=["refund"]))
     assert missing.exit_code == 2
     run("park", str(EXAMPLE))
-    ok = run("park", "-", stdin=json.dumps({"status": "done", "origin": "billing-42", "decisions": ["refund"]}))
+    ok = run("park", "-", stdin=result_text(DONE, decisions=["refund"]))
     assert ok.exit_code == 0
 
 
@@ -147,7 +148,7 @@ def test_list_filters(repo: git.Repo) -> None:
 
 
 def test_review_items_and_resume(repo: git.Repo) -> None:
-    review = {"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR", "net"]}
+    review = result_data(ASSUMPTIONS, assumptions=["EUR", "net"])
     code, data = run_json("park", "-", stdin=json.dumps(review))
     assert (code, data["id"], data["action"]) == (0, "billing-42-decision-assumptions", "created")
     assert run("override", "billing-42-decision-assumptions", "1", "USD").exit_code == 0

@@ -18,7 +18,7 @@ from parkbot.cli import cli
 from tests.support.fakegithub import FakeGitHub
 from tests.support.git_helpers import cli_repo
 from tests.support.github_helpers import TOKEN, fake_github
-from tests.support.results import example, result_text
+from tests.support.results import ASSUMPTIONS, DONE, example, result_data, result_text
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "needs_input.json"
 DID = "billing-42-decision-refund"
@@ -31,7 +31,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "repo"
     cli_repo(root, monkeypatch, branches=["agent/billing-42"])
     assert invoke("park", str(EXAMPLE)).exit_code == 0
-    review = {"status": "done_with_assumptions", "origin": "billing-43", "assumptions": ["EUR"]}
+    review = result_data(ASSUMPTIONS, origin="billing-43", assumptions=["EUR"])
     assert invoke("park", "-", stdin=json.dumps(review)).exit_code == 0
     return root
 
@@ -56,11 +56,11 @@ CASES: list[tuple[str, list[str], str | None, int, str | None]] = [
     (
         "park unfiled inventory",
         ["park", "-"],
-        '{"status": "done", "origin": "billing-42", "decisions": ["x"]}',
+        result_text(DONE, decisions=["x"]),
         2,
         "not_found",
     ),
-    ("park inventory", ["park", "-"], '{"status": "done", "origin": "billing-42", "decisions": ["refund"]}', 0, None),
+    ("park inventory", ["park", "-"], result_text(DONE, decisions=["refund"]), 0, None),
     ("park unreadable file", ["park", "missing.json"], None, 2, "invalid"),
     ("park missing argument", ["park"], None, 2, "usage"),
     ("park unknown option", ["park", "-", "--bogus"], "{}", 2, "usage"),

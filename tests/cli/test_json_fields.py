@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from parkbot.cli import cli
 from tests.support.git_helpers import cli_repo
 from tests.support.lifecycle import REVIEW
-from tests.support.results import DID, result
+from tests.support.results import ASSUMPTIONS, DID, result, result_data
 
 # --- the --json contract (docs/cli.md), through the command line on the git backlog -------------------
 
@@ -176,7 +176,7 @@ def test_resume_json_cites_the_precedent_an_answer_came_from(repo: git.Repo) -> 
 
 
 def test_resume_json_lists_the_overrides_of_a_review(repo: git.Repo) -> None:
-    review = {"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR"]}
+    review = result_data(ASSUMPTIONS, assumptions=["EUR"])
     run_json("park", "-", stdin=json.dumps(review))
     run_json("override", REVIEW, "1", "USD", "--by", "alice")
     _, context = run_json("resume", REVIEW)

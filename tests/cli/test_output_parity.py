@@ -22,27 +22,25 @@ from parkbot import Backlog
 from parkbot.cli import cli
 from parkbot.details import detail_lines
 from tests.support.git_helpers import USER_EMAIL, cli_repo, commit_on_branch
+from tests.support.results import ASSUMPTIONS, DONE, result_data, result_text
 
 BOSS = "carol@example.com"
 CONFIG = f"owners:\n  default: {USER_EMAIL}\nhierarchy:\n  {USER_EMAIL}: {BOSS}\nprecedents: {{precedents}}\n"
 
 
 def result(origin: str, key: str = "refund", **changes: Any) -> str:
-    data: dict[str, Any] = {
-        "status": "needs_input",
+    """The shared question as the text an agent writes, filed by ``origin`` on its own branch, for ``erin``."""
+    filed = {
         "origin": origin,
         "key": key,
         "title": f"Refund scope for {origin}",
         "question": "Refund the remaining three items, or the full original total?",
-        "options": ["remaining_three: 412.00", "full_original: 690.00"],
-        "guess": "remaining_three",
         "work_so_far": {"verified": ["line items 1-5"], "count": 5, "ratio": 0.5, "next": {"step": "refund"}},
         "run": "nightly-7",
         "requester": "erin",
         "dependents": [f"branch:agent/{origin}"],
-        **changes,
     }
-    return json.dumps(data)
+    return result_text(**{**filed, **changes})
 
 
 def run(*args: str, stdin: str | None = None) -> tuple[int, str]:
@@ -148,7 +146,7 @@ def test_show_park_and_resume_print_every_field_their_json_holds_in_every_state(
     assert check("show", "billing-43-decision-refund")["escalations"][0]["to_owner"] == BOSS
 
     # a review item with an override
-    review = {"status": "done_with_assumptions", "origin": "billing-46", "assumptions": ["EUR", "net"]}
+    review = result_data(ASSUMPTIONS, origin="billing-46", assumptions=["EUR", "net"])
     filed = act(repo, lambda b: b.park(review))
     act(repo, lambda b: b.override(filed["id"], 2, "gross, with tax", by=USER_EMAIL))
     assert check("resume", filed["id"])["overrides"][0]["text"] == "gross, with tax"
@@ -157,7 +155,7 @@ def test_show_park_and_resume_print_every_field_their_json_holds_in_every_state(
     check("show", filed["id"])
 
     # the inventory of a finished run, and the gate
-    act(repo, lambda b: b.park({"status": "done", "origin": "billing-42", "decisions": ["refund"]}))
+    act(repo, lambda b: b.park(result_data(DONE, decisions=["refund"])))
     act(repo, lambda b: b.gate("agent/billing-43"))
 
 

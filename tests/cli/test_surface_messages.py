@@ -26,13 +26,13 @@ from parkbot.cli import cli
 from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
-from parkbot.core.models import DoneWithAssumptions
 from parkbot.events.commands import handle_comment
 from parkbot.trackers.github.access import is_bot_login
 from parkbot.trackers.github.render import read_marker
 from tests.support.fakegithub import FakeGitHub
 from tests.support.git_helpers import USER_EMAIL, cli_repo, commit_on_branch
 from tests.support.github_helpers import CONFIG, NOW, make_tracker, needs_input
+from tests.support.results import ASSUMPTIONS, result_data, review_result
 
 ROOT = Path(__file__).resolve().parents[2]
 DID = "billing-42-decision-refund"
@@ -64,7 +64,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     commit_on_branch(root, "agent/billing-42", "wip")
     result = needs_input_result()
     assert CliRunner().invoke(cli, ["park", "-"], input=result).exit_code == 0
-    review = {"status": "done_with_assumptions", "origin": "billing-46", "assumptions": ["EUR"]}
+    review = result_data(ASSUMPTIONS, origin="billing-46", assumptions=["EUR"])
     assert CliRunner().invoke(cli, ["park", "-"], input=json.dumps(review)).exit_code == 0
     return root
 
@@ -164,7 +164,7 @@ def reply_to(fake: FakeGitHub, number: int, body: str, author: str, config: Conf
 def test_replies_on_github_say_comment_commands_and_never_command_line_options(fake: FakeGitHub) -> None:
     tracker = make_tracker(fake)
     number = lifecycle.park(tracker, needs_input(), CONFIG, now=NOW).location.number
-    review = DoneWithAssumptions(status="done_with_assumptions", origin="billing-46", assumptions=["EUR"])
+    review = review_result(origin="billing-46", assumptions=["EUR"])
     review_number = lifecycle.park_review(tracker, review, CONFIG, now=NOW).location.number
     assert number is not None
     assert review_number is not None

@@ -24,24 +24,21 @@ from parkbot import (
     ResumeContext,
 )
 from parkbot.backends import Backend
+from tests.support.results import ASSUMPTIONS, DONE, SHORT, result_data
 
 DID = "billing-42-decision-refund"
 
 
 def data(**changes: Any) -> dict[str, Any]:
-    result: dict[str, Any] = {
-        "status": "needs_input",
-        "origin": "billing-42",
-        "key": "refund",
+    """The short question with a guess and the work so far, as the data an agent hands the API."""
+    detailed = {
         "title": "Refund scope for order A-4471",
         "question": "Refund the remaining three items, or the full original total?",
-        "options": ["remaining_three: 412.00", "full_original: 690.00"],
         "guess": "remaining_three",
         "work_so_far": {"verified": ["A-4471"]},
         "blocking": True,
     }
-    result.update(changes)
-    return result
+    return result_data(SHORT, **{**detailed, **changes})
 
 
 @pytest.fixture
@@ -196,15 +193,15 @@ def test_list_answered_since_is_in_answer_order(backlog: Backlog, harness: Any) 
 
 def test_an_inventory_is_checked_against_the_backlog(backlog: Backlog) -> None:
     with pytest.raises(NotFound, match="park their needs_input results first"):
-        backlog.park({"status": "done", "origin": "billing-42", "decisions": ["refund"]})
+        backlog.park(result_data(DONE, decisions=["refund"]))
     backlog.park(data())
-    checked = backlog.park({"status": "done", "origin": "billing-42", "decisions": ["refund"]})
+    checked = backlog.park(result_data(DONE, decisions=["refund"]))
     assert isinstance(checked, Inventory)
     assert (checked.decisions, checked.missing) == ([DID], [])
 
 
 def test_review_items_are_accepted_or_overridden(backlog: Backlog, harness: Any) -> None:
-    filed = backlog.park({"status": "done_with_assumptions", "origin": "billing-43", "assumptions": ["EUR", "net"]})
+    filed = backlog.park(result_data(ASSUMPTIONS, origin="billing-43", assumptions=["EUR", "net"]))
     assert isinstance(filed, Filed)
     assert (filed.kind, filed.action) == ("review", "created")
     overridden = act(harness, backlog, "alice", "override", filed.id, 1, "USD")

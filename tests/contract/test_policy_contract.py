@@ -10,8 +10,7 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Limits, Owners
 from parkbot.core.errors import InvalidInput, Refused
-from parkbot.core.models import DoneWithAssumptions, parse_result
-from tests.support.results import NOW, result
+from tests.support.results import NOW, result, review_result
 
 
 def with_config(harness: Any, **changes: Any) -> Config:
@@ -108,19 +107,14 @@ def test_default_answer_is_visible_as_an_assumption_everywhere(harness: Any) -> 
     assert [(e.answer, e.answer_kind) for e in logged] == [("remaining_three", "default")]
 
 
-def review(**changes: Any) -> DoneWithAssumptions:
-    data = {"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR", "net of tax"]}
-    parsed = parse_result({**data, **changes})
-    assert isinstance(parsed, DoneWithAssumptions)
-    return parsed
-
-
 def test_review_item_is_non_blocking_idempotent_and_accepted(harness: Any) -> None:
     target = harness.make_dependent("agent/review")
-    first = lifecycle.park_review(harness.tracker, review(dependents=[target]), harness.config, now=NOW)
+    first = lifecycle.park_review(harness.tracker, review_result(dependents=[target]), harness.config, now=NOW)
     assert first.action == "created"
     assert first.decision.kind == "review"
-    assert lifecycle.park_review(harness.tracker, review(dependents=[target]), harness.config).action == "unchanged"
+    assert (
+        lifecycle.park_review(harness.tracker, review_result(dependents=[target]), harness.config).action == "unchanged"
+    )
     assert lifecycle.gate(harness.tracker, harness.config, target).state == "open"
     for key in ("a", "b", "c"):  # review items do not use the question budget
         ask(harness, key)
@@ -134,7 +128,7 @@ def test_review_item_is_non_blocking_idempotent_and_accepted(harness: Any) -> No
 
 
 def test_override_turns_an_assumption_into_a_recorded_answer(harness: Any) -> None:
-    did = lifecycle.park_review(harness.tracker, review(), harness.config).decision.id
+    did = lifecycle.park_review(harness.tracker, review_result(), harness.config).decision.id
     with pytest.raises(InvalidInput, match="1 to 2"):
         lifecycle.override_assumption(harness.tracker, harness.config, did, 3, "USD", Actor("alice"))
     lifecycle.override_assumption(harness.tracker, harness.config, did, 1, "USD", Actor("alice"))
@@ -186,7 +180,7 @@ def test_no_precedent_from_a_different_question_or_a_default(harness: Any) -> No
 
 
 def test_the_last_assumption_can_be_overridden_and_none_past_it(harness: Any) -> None:
-    did = lifecycle.park_review(harness.tracker, review(), harness.config).decision.id
+    did = lifecycle.park_review(harness.tracker, review_result(), harness.config).decision.id
     for outside in (0, 3):
         with pytest.raises(InvalidInput, match="assumptions 1 to 2"):
             lifecycle.override_assumption(harness.tracker, harness.config, did, outside, "x", Actor("alice"))
@@ -197,7 +191,7 @@ def test_the_last_assumption_can_be_overridden_and_none_past_it(harness: Any) ->
 def test_the_checklist_numbers_are_the_numbers_override_takes_and_the_log_names_that_assumption(
     harness: Any,
 ) -> None:
-    parked = lifecycle.park_review(harness.tracker, review(), harness.config, now=NOW)
+    parked = lifecycle.park_review(harness.tracker, review_result(), harness.config, now=NOW)
     assert "\n1. EUR\n2. net of tax" in parked.decision.question
     lifecycle.override_assumption(harness.tracker, harness.config, parked.decision.id, 2, "gross", Actor("alice"))
     (logged,) = [e for e in harness.tracker.iter_log() if e.event == "overridden"]
@@ -206,8 +200,8 @@ def test_the_checklist_numbers_are_the_numbers_override_takes_and_the_log_names_
 
 
 def test_a_refiled_review_takes_the_new_assumptions(harness: Any) -> None:
-    did = lifecycle.park_review(harness.tracker, review(), harness.config).decision.id
-    again = lifecycle.park_review(harness.tracker, review(assumptions=["EUR", "gross"]), harness.config)
+    did = lifecycle.park_review(harness.tracker, review_result(), harness.config).decision.id
+    again = lifecycle.park_review(harness.tracker, review_result(assumptions=["EUR", "gross"]), harness.config)
     assert again.action == "updated"
     assert [a.text for a in harness.tracker.find(did).assumptions] == ["EUR", "gross"]
 

@@ -22,7 +22,7 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Paths
 from parkbot.core.errors import InvalidInput, NotFound
 from parkbot.core.filing import BranchFiles, FiledFiles, Problem
-from parkbot.core.models import MAX_DEPENDENTS, Decision, Done, LogEntry, parse_result
+from parkbot.core.models import MAX_DEPENDENTS, Decision, LogEntry
 from parkbot.core.tracker import Location
 from tests.support.filing import (
     BRANCH,
@@ -39,7 +39,7 @@ from tests.support.filing import (
     steps,
 )
 from tests.support.memory_tracker import MemoryTracker
-from tests.support.results import NOW, result
+from tests.support.results import ASSUMPTIONS, DONE, NOW, inventory, result, result_data, review_result
 
 # --- reading what the commit holds ------------------------------------------------------------------
 
@@ -133,9 +133,7 @@ def test_an_inventory_must_list_only_decisions_that_are_filed_or_in_the_backlog(
 
 
 def test_a_hand_built_inventory_without_a_path_is_named_by_the_configured_path() -> None:
-    inventory = parse_result({"status": "done", "origin": "billing-7", "decisions": ["x"]})
-    assert isinstance(inventory, Done)
-    built = BranchFiles(sha=SHA, inventory=inventory)
+    built = BranchFiles(sha=SHA, inventory=inventory(origin="billing-7", decisions=["x"]))
     found = filing.static_problems(built, CONFIG, agent=True, origin="billing-42")
     assert [(p.message, p.path) for p in found] == [
         (
@@ -258,7 +256,7 @@ def test_the_branch_is_added_only_to_a_blocking_question_that_lacks_it_within_th
 
 def test_stated_assumptions_are_parked_as_a_review_item() -> None:
     tracker = GatedTracker()
-    review = {"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR"], "dependents": ["#7"]}
+    review = result_data(ASSUMPTIONS, assumptions=["EUR"], dependents=["#7"])
     report = push(tracker, files({".parkbot/decisions/review.json": review}))
     assert steps(report)[0] == ("parked", "", ".parkbot/decisions/review.json", "billing-42-decision-assumptions")
     stored = tracker.find("billing-42-decision-assumptions")
@@ -266,7 +264,7 @@ def test_stated_assumptions_are_parked_as_a_review_item() -> None:
 
 
 def test_a_finished_result_among_the_questions_is_reported_and_skipped() -> None:
-    report = push(GatedTracker(), files({"done.json": {"status": "done", "origin": "billing-42", "none": True}}))
+    report = push(GatedTracker(), files({"done.json": result_data(DONE, none=True)}))
     assert steps(report) == [
         ("not_a_question", "done.json: a done result is not a question; put it in the inventory", None, None)
     ]
@@ -286,10 +284,10 @@ def test_a_question_answered_since_it_was_filed_is_not_a_problem() -> None:
 
 def test_a_review_answered_since_names_no_decision_id_in_its_step() -> None:
     tracker = GatedTracker()
-    review = parse_result({"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR"]})
-    did = lifecycle.park_review(tracker, review, CONFIG, now=NOW).decision.id  # type: ignore[arg-type]
+    review = review_result(assumptions=["EUR"])
+    did = lifecycle.park_review(tracker, review, CONFIG, now=NOW).decision.id
     lifecycle.accept_review(tracker, CONFIG, did, Actor("alice"), now=NOW)
-    report = push(tracker, files({"r.json": review.model_dump(mode="json")}))  # type: ignore[union-attr]
+    report = push(tracker, files({"r.json": review.model_dump(mode="json")}))
     assert [(s.kind, s.path, s.decision_id) for s in report.steps] == [("already_resolved", "r.json", None)]
 
 
@@ -338,8 +336,7 @@ def test_a_failed_commit_names_its_first_problem_and_exits_with_the_worst_code()
 def test_an_inventory_on_its_own_names_the_decisions_missing_from_the_backlog() -> None:
     tracker = MemoryTracker()
     lifecycle.park(tracker, result(), CONFIG, now=NOW)
-    done = parse_result({"status": "done", "origin": "billing-42", "decisions": ["refund", "a", "b"]})
-    assert isinstance(done, Done)
+    done = inventory(decisions=["refund", "a", "b"])
     with pytest.raises(NotFound) as info:
         filing.check_inventory(tracker, done)
     assert info.value.message == (
@@ -362,7 +359,7 @@ def test_park_json_of_an_inventory_says_what_was_checked(tmp_path: Path, monkeyp
         assert outcome.exit_code == 0, outcome.output
         return json.loads(outcome.stdout)
 
-    assert park({"status": "done", "origin": "billing-42", "none": True}) == {
+    assert park(result_data(DONE, none=True)) == {
         "origin": "billing-42",
         "status": "done",
         "none": True,
@@ -370,7 +367,7 @@ def test_park_json_of_an_inventory_says_what_was_checked(tmp_path: Path, monkeyp
         "missing": [],
     }
     park(needs_input())
-    assert park({"status": "failed", "origin": "billing-42", "error": "crashed", "decisions": ["refund"]}) == {
+    assert park(result_data(DONE, status="failed", error="crashed", decisions=["refund"])) == {
         "origin": "billing-42",
         "status": "failed",
         "none": False,
@@ -417,7 +414,7 @@ def test_a_head_file_does_not_block_the_pull_request_when_its_decision_does_not_
     if prepare == "resolved":
         lifecycle.resolve(tracker, CONFIG, DID, "full_original", Actor("alice"), now=NOW)
     tracker.linked.clear()
-    review = {"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR"]}
+    review = result_data(ASSUMPTIONS, assumptions=["EUR"])
     head = gate(tracker, files({"r.json": review, FILE: needs_input()}, {"decisions": ["refund"]}))
     blocking = [d.id for d in head.result.blocking]
     assert blocking == ([DID] if prepare == "already-linked" else [])
@@ -435,7 +432,7 @@ def test_every_head_file_is_looked_at_once_whatever_the_files_before_it() -> Non
         update={"dependents": ["branch:agent/billing-42/other"]}
     )
     tracker.linked.clear()
-    review = {"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR"]}
+    review = result_data(ASSUMPTIONS, assumptions=["EUR"])
     head = gate(
         tracker,
         files(
@@ -506,7 +503,7 @@ def test_a_pull_request_whose_head_files_nothing_fails_and_one_that_cannot_be_re
 def test_collisions_are_checked_only_for_questions_and_only_against_another_title() -> None:
     tracker = GatedTracker()
     lifecycle.park(tracker, result(), CONFIG, now=NOW)
-    review = {"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR"]}
+    review = result_data(ASSUMPTIONS, assumptions=["EUR"])
     same = files({"r.json": review, FILE: needs_input(), "new.json": needs_input(key="new")}, {"none": True})
     assert filing.collision_problems(tracker, same) == []
     other = files({"r.json": review, FILE: needs_input(title="Other")}, {"none": True})

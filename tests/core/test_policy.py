@@ -15,10 +15,10 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Limits, Owners
 from parkbot.core.errors import Refused
-from parkbot.core.models import DoneWithAssumptions, LogEntry, parse_result
+from parkbot.core.models import LogEntry
 from parkbot.core.policy import budget_refusal, find_precedent, normalize_question, origin_family
 from tests.support.memory_tracker import MemoryTracker
-from tests.support.results import NOW, result
+from tests.support.results import NOW, result, review_result
 
 
 def resolved(origin: str, key: str = "refund", answer: str = "full_original", days: int = 0, **extra: Any) -> LogEntry:
@@ -139,8 +139,7 @@ def test_a_question_never_cites_an_answer_logged_under_its_own_id() -> None:
 
 def test_an_override_is_not_an_answer_to_cite_although_its_log_line_carries_text() -> None:
     tracker = MemoryTracker()
-    review = parse_result({"status": "done_with_assumptions", "origin": "billing-41", "assumptions": ["EUR"]})
-    assert isinstance(review, DoneWithAssumptions)
+    review = review_result(origin="billing-41", assumptions=["EUR"])
     did = lifecycle.park_review(tracker, review, CONFIG, now=NOW).decision.id
     lifecycle.override_assumption(tracker, CONFIG, did, 1, "USD", Actor("alice"), now=NOW)
     # The same key with the same (no) options in the same family: only the event tells them apart.

@@ -191,6 +191,31 @@ def test_configurations_read_the_same_and_are_refused_in_the_same_words() -> Non
     assert any(v.startswith("refused: ") for v in found)
 
 
+def test_dashboard_indexes_read_the_same_with_their_figures() -> None:
+    from parkbot.core.dashboard_index import recount
+    from parkbot.core.figures import DashboardFigures, Share, TimeToAnswer
+
+    share = Share.of(1, 4)
+    figures = DashboardFigures(
+        computed_at=AT,
+        since=AT - timedelta(days=30),
+        asked=12,
+        resolved=9,
+        abandoned=1,
+        time_to_answer=TimeToAnswer(n=9, median_seconds=3600.0, p90_seconds=7200.0),
+        guess_vs_answer=share,
+        answered_by_precedent=share,
+        answered_by_default=share,
+        escalated=share,
+        refused_by_cap=share,
+        recurring=(3, "Refund the remaining items?"),
+    )
+    index = json.loads(json.dumps(recount(history(), now=AT, figures=figures).to_data()))
+    found = _same_both_ways("dashboard_index", _damaged(index))
+    assert found[0].startswith("ok: ")
+    assert sum(v.startswith("invalid: ") for v in found) > 50
+
+
 class _Generated:
     def __init__(self, version: str) -> None:
         self.PYDANTIC_VERSION = version
@@ -222,5 +247,6 @@ def test_the_schemas_are_generated_under_the_pydantic_the_action_and_the_tests_i
     from parkbot.core.models import prebuilt_schemas
 
     pinned = f"pydantic=={prebuilt_schemas.PYDANTIC_VERSION}"
-    assert f'"{pinned}"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8"), "the test extra pins another pydantic"
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'"{pinned}"' in pyproject, "the test extra pins another pydantic"
     assert f"\n{pinned} " in (ROOT / "actions/parkbot/requirements.lock").read_text(encoding="utf-8")

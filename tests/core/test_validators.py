@@ -9,7 +9,6 @@ generates, and every default of the configuration by its exact value.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from hypothesis import given
@@ -19,7 +18,7 @@ from pydantic import ValidationError
 from parkbot.core.config import BRANCH_LIKE_REFS, Answers, Config, GitHubOptions, Owners
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import Done, NeedsInput, parse_result
-from tests.support.results import result_data
+from tests.support.results import DONE, result_data
 
 NAMES = st.sampled_from(["alice", "Alice", "bob", "BOB", "carol", "dana"])
 
@@ -112,7 +111,7 @@ def test_options_are_accepted_exactly_when_unique_and_the_guess_is_one_of_them(
 def test_an_inventory_is_accepted_exactly_when_it_lists_decisions_or_says_none(
     decisions: list[str], none: bool
 ) -> None:
-    data: dict[str, Any] = {"status": "done", "origin": "billing-42", "decisions": decisions, "none": none}
+    data = result_data(DONE, decisions=decisions, none=none)
     message = refusal(lambda: parse_result(data))
     if decisions and none:
         assert message is not None

@@ -6,11 +6,11 @@ import pytest
 
 from parkbot.core import lifecycle
 from parkbot.core.config import Config, Owners
-from parkbot.core.models import DoneWithAssumptions, parse_result
 from parkbot.trackers.github import DECISION_LABEL
 from tests.support.events import comment, handle, replies
 from tests.support.fakegithub import FakeGitHub
 from tests.support.github_helpers import CONFIG, DID, NOW, make_tracker, needs_input
+from tests.support.results import review_result
 
 
 @pytest.fixture
@@ -143,8 +143,7 @@ def test_team_members_answer_for_their_team(fake: FakeGitHub) -> None:
 
 
 def test_review_items_accept_and_override(fake: FakeGitHub) -> None:
-    review = parse_result({"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR", "net"]})
-    assert isinstance(review, DoneWithAssumptions)
+    review = review_result(assumptions=["EUR", "net"])
     number = lifecycle.park_review(make_tracker(fake), review, CONFIG, now=NOW).location.number
     assert number is not None
     assert comment(fake, number, "/override 1 USD").action == "overridden"

@@ -93,12 +93,12 @@ def test_an_escalation_moves_the_line_and_an_answer_takes_it_off(fake: Any) -> N
     number = park(fake)
     moved = run(fake, "issue_comment", comment_event(fake, number, "/escalate"))
     assert moved.dashboard is not None
-    assert moved.dashboard["mode"] == "patch"
+    assert moved.dashboard.mode == "patch"
     assert listed(fake) == {DID: "carol"}
     answered = run(fake, "issue_comment", comment_event(fake, number, "/decide full_original", author="carol"))
     assert [i.kind for i in answered.acted] == ["resolved"]
     assert answered.dashboard is not None
-    assert answered.dashboard["open"] == 0
+    assert answered.dashboard.open == 0
     assert listed(fake) == {}
 
 

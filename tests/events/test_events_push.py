@@ -247,6 +247,7 @@ def test_branch_origin_rule() -> None:
 
 
 def test_inventory_shapes() -> None:
+    # by hand: the raw shapes an inventory file may take are the point here
     assert parse_inventory({"none": True}, default_origin="billing-42").none
     assert parse_inventory({"status": "done", "origin": "o", "decisions": ["k"]}).decision_ids() == ["o-decision-k"]
     with pytest.raises(InvalidInput, match="empty inventory"):

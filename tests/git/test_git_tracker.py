@@ -457,6 +457,7 @@ def test_endless_contention_is_a_backend_failure_that_is_safe_to_rerun(repo: git
     assert GitTracker(repo).find(DID) is not None
 
 
+#: Runs in a child process of its own, without the tests' helpers: it builds its questions by hand.
 WORKER = textwrap.dedent(
     """
     import sys, time, pathlib

@@ -14,6 +14,7 @@ from parkbot import Backlog
 from parkbot.cli import cli
 from parkbot.core.errors import InvalidInput, Refused
 from tests.support.git_helpers import cli_repo, commit_on_branch, run_git
+from tests.support.results import SHORT, result_data
 
 PLANNER = "planner@example.com"
 OWNER = "alice@example.com"
@@ -33,14 +34,16 @@ REFUNDS = "".join(f"line {n} of the refund policy\n" for n in range(1, 13))
 
 
 def question(origin: str = "billing-42", key: str = "refund", dependents: list[str] | None = None) -> dict[str, Any]:
-    return {
-        "status": "needs_input",
-        "origin": origin,
-        "key": key,
-        "question": "Refund the full original amount, or only the remaining three months?",
-        "options": ["full_original: the full amount", "remaining_three: three months"],
-        "dependents": dependents if dependents is not None else ["branch:agent/billing-42"],
-    }
+    """A question without a title (its first line is the title), blocking its agent's branch unless told."""
+    return result_data(
+        SHORT,
+        origin=origin,
+        key=key,
+        title=None,
+        question="Refund the full original amount, or only the remaining three months?",
+        options=["full_original: the full amount", "remaining_three: three months"],
+        dependents=dependents if dependents is not None else ["branch:agent/billing-42"],
+    )
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.errors import BackendFailure
 from parkbot.dashboard_refresh import TITLE, recount_dashboard, recount_index
+from parkbot.events.base import DashboardFailed
 from parkbot.report import DASHBOARD_MARKER
 from parkbot.report.dashboard_body import render_body
 from parkbot.trackers.github import DASHBOARD_LABEL, GitHubTracker
@@ -309,7 +310,8 @@ def test_an_answering_comment_patches_the_dashboard(fake: FakeGitHub, tracker: G
     issue = the_dashboard(fake)
     outcome = run(fake, "issue_comment", answer_event(fake))
     assert [i.kind for i in outcome.acted] == ["resolved"]
-    assert outcome.dashboard == {
+    assert outcome.dashboard is not None
+    assert outcome.dashboard.as_dict() == {
         "action": "updated",
         "number": issue.number,
         "url": f"https://github.com/acme/widgets/issues/{issue.number}",
@@ -358,7 +360,7 @@ def test_the_first_event_makes_a_dashboard_from_what_it_changed(fake: FakeGitHub
     sha = commit(repo, AGENT, {".parkbot/decisions/refund.json": result_json()})
     outcome = run(fake, "push", push_event(fake, AGENT, sha), repo_path=repo)
     assert outcome.dashboard is not None
-    assert (outcome.dashboard["action"], outcome.dashboard["mode"], outcome.dashboard["open"]) == (
+    assert (outcome.dashboard.action, outcome.dashboard.mode, outcome.dashboard.open) == (
         "created",
         "patch",
         1,
@@ -382,7 +384,7 @@ def test_an_unreadable_index_is_replaced_not_trusted(fake: FakeGitHub, tracker: 
     assert read_index(issue.body) is None
     outcome = run(fake, "issue_comment", answer_event(fake))
     assert outcome.dashboard is not None
-    assert outcome.dashboard["action"] == "updated"
+    assert outcome.dashboard.action == "updated"
     index = read_index(issue.body)
     assert index is not None
     assert not index.complete
@@ -424,7 +426,7 @@ def test_an_answer_costs_the_same_with_10_or_1000_decisions() -> None:
             done = run(fake, "issue_comment", answer_event(fake, outcome.decision.id))
             assert [i.kind for i in done.acted] == ["resolved", "gate"]
             assert done.dashboard is not None
-            assert (done.dashboard["action"], done.dashboard["mode"]) == ("updated", "patch")
+            assert (done.dashboard.action, done.dashboard.mode) == ("updated", "patch")
             assert outcome.decision.id not in (the_dashboard(fake).body or "")
             counts[others] = fake.request_count
             assert fake.count("POST", r".*/issues/comments/\d+/reactions") == 2
@@ -445,14 +447,14 @@ def test_the_reconcile_recounts_it_every_time(fake: FakeGitHub, tracker: GitHubT
     nothing = run(fake, "schedule", webhook("schedule"))
     assert nothing.status == "ignored"
     assert nothing.dashboard is not None
-    assert nothing.dashboard["action"] == "absent"
+    assert nothing.dashboard.action == "absent"
     park_three(tracker)
     first = run(fake, "schedule", webhook("schedule"))
     assert first.dashboard is not None
-    assert (first.dashboard["action"], first.dashboard["mode"]) == ("created", "recount")
+    assert (first.dashboard.action, first.dashboard.mode) == ("created", "recount")
     second = run(fake, "schedule", webhook("schedule"))
     assert second.dashboard is not None
-    assert second.dashboard["action"] == "unchanged"
+    assert second.dashboard.action == "unchanged"
     assert len(dashboards(fake)) == 1
 
 
@@ -469,13 +471,16 @@ def test_a_failing_dashboard_does_not_fail_the_event(
     monkeypatch.setattr(GitHubTracker, "write_dashboard", broken)
     outcome = run(fake, "schedule", webhook("schedule"))
     assert outcome.exit_code == 0
-    assert outcome.dashboard is not None
-    assert outcome.dashboard["action"] == "failed"
+    assert outcome.dashboard == DashboardFailed("GitHub kept failing; safe to re-run", "backend_failure")
+    assert outcome.as_dict()["dashboard"] == {
+        "action": "failed",
+        "message": "GitHub kept failing; safe to re-run",
+        "reason": "backend_failure",
+    }
     patched = run(fake, "issue_comment", answer_event(fake))
     assert patched.exit_code == 0
     assert [i.kind for i in patched.acted] == ["resolved"]
-    assert patched.dashboard is not None
-    assert patched.dashboard["action"] == "failed"
+    assert patched.dashboard == DashboardFailed("GitHub kept failing; safe to re-run", "backend_failure")
 
 
 def test_the_job_summary_mentions_the_dashboard(fake: FakeGitHub, tracker: GitHubTracker, tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The habits a contributor copies: pre-commit runs what CI runs, and CI runs every supported Python."""
+"""The habits a contributor copies: pre-commit runs what CI runs (lint, types, the prebuilt schemas' check), and CI
+runs every supported Python."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ def test_every_pre_commit_hook_is_a_command_ci_runs() -> None:
     config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
     hooks = [hook for repo in config["repos"] for hook in repo["hooks"]]
     commands = [hook["entry"].replace(".venv/bin/python", "python3", 1) for hook in hooks]
-    assert {c.split()[2] for c in commands} == {"ruff", "mypy"}
+    assert {c.split()[2] for c in commands} == {"ruff", "mypy", "tests.support.prebuilt"}
     ci_lines = {line.strip() for line in CI_SCRIPT.splitlines()}
     assert [c for c in commands if c not in ci_lines] == []
     assert all(hook["pass_filenames"] is False for hook in hooks)  # the same folders as CI, not the staged files

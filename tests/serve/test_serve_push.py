@@ -48,7 +48,7 @@ def test_the_api_reader_gives_the_filing_what_the_git_reader_gives(fake: FakeGit
         f"{DECISIONS}/refund.json": result_json(),
         f"{DECISIONS}/nested/shipping.json": result_json(key="shipping", title="Shipping"),
         f"{DECISIONS}/notes.txt": "not a result file\n",
-        f"{DECISIONS}/broken.json": '{"status": "needs_input", ',
+        f"{DECISIONS}/broken.json": '{"status": "needs_input", ',  # by hand: a file cut short, not a result
         INVENTORY: json.dumps({"origin": "billing-42", "decisions": ["refund", "shipping"]}),
         "src/work.py": "print('done')\n",
     }

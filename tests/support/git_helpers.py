@@ -109,7 +109,6 @@ def commit_on_branch(
 def needs_input(origin: str = "billing-42", key: str = "refund", **changes: Any) -> NeedsInput:
     """The question the git tests file, worded after its ``origin`` and ``key``; ``changes`` override any field."""
     worded = {
-        "status": "needs_input",
         "origin": origin,
         "key": key,
         "question": f"Refund scope for {origin}/{key}: the remaining items, or the full original total?",
@@ -117,7 +116,7 @@ def needs_input(origin: str = "billing-42", key: str = "refund", **changes: Any)
         "options": ["remaining: the remaining items", "full_original: the full original total"],
         "work_so_far": {"verified": [origin]},
     }
-    return results.result(worded, **changes)
+    return results.result(results.SHORT, **{**worded, **changes})
 
 
 def backlog_subjects(path: Path | str, ref: str = "refs/parkbot/backlog") -> list[str]:

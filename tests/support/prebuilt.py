@@ -42,6 +42,8 @@ class Target:
 PATHS = (
     "bot/parkbot/core/models/prebuilt_schemas.py",
     "bot/parkbot/core/prebuilt_config_schemas.py",
+    "bot/parkbot/core/prebuilt_figures_schemas.py",
+    "bot/parkbot/core/prebuilt_dashboard_index_schemas.py",
     *(
         f"bot/parkbot/api/results/prebuilt_{part}_schemas.py"
         for part in ("base", "gate", "acts", "decisions", "resume")
@@ -82,8 +84,10 @@ def _targets() -> list[Target]:
             },
         ),
         Target(PATHS[1], ("parkbot.core.config",)),
+        Target(PATHS[2], ("parkbot.core.figures",)),
+        Target(PATHS[3], ("parkbot.core.dashboard_index",)),
         # One per module of results, so that a command loads the schemas of its own results only.
-        *(Target(path, (_module_of(path).replace(".prebuilt_", ".").removesuffix("_schemas"),)) for path in PATHS[2:]),
+        *(Target(path, (_module_of(path).replace(".prebuilt_", ".").removesuffix("_schemas"),)) for path in PATHS[4:]),
     ]
 
 
@@ -122,7 +126,7 @@ def _clean(schema: Any) -> Any:
 class _Writer:
     """Python source for a schema: literals as written, objects as references to where they live."""
 
-    def __init__(self, named: dict[int, tuple[dict[str, Any], str, str | None]]) -> None:
+    def __init__(self, named: Mapping[int, tuple[dict[str, Any], str, str | None]]) -> None:
         self.modules: dict[str, str] = {}
         #: Schemas written as a call: the schema, its function, and the generated module it is in (None: this one).
         self.named = named
@@ -155,8 +159,8 @@ class _Writer:
     def value(self, obj: Any, top: bool = False) -> str:
         if not top and isinstance(obj, dict) and id(obj) not in self.named:
             for schema, name, module in self.named.values():
-                if obj == schema:  # imported only when used: a module loads the generated modules it needs
-                    return f"{name}()" if module is None else f"{self.alias(module)}.{name}()"
+                if obj == schema:
+                    return f"{self.alias(module)}.{name}()" if module else f"{name}()"
         if isinstance(obj, dict):
             return "{" + ", ".join(f"{self.value(k)}: {self.value(v)}" for k, v in obj.items()) + "}"
         if isinstance(obj, list):
@@ -190,14 +194,13 @@ def generate(target: Target, before: Iterable[Target] = ()) -> str:
     for name, kind in target.adapters.items():
         adapter: TypeAdapter[Any] = TypeAdapter(kind())
         schemas.append((f"_adapter_{name}", _clean(adapter.core_schema), {}, None))
-    writer = _Writer({})
     named: dict[int, tuple[dict[str, Any], str, str | None]] = {
         id(schema): (schema, name, None) for name, schema, _, model in schemas if model is not None
     }
     for earlier in before:
         for name, schema, _, _ in _model_schemas(earlier):
             named[id(schema)] = (schema, name, _module_of(earlier.path))
-    writer.named = named
+    writer = _Writer(named)
     bodies = [
         f"def {name}() -> dict[str, Any]:\n    return {writer.value(schema, top=True)}\n"
         for name, schema, _, _ in schemas
@@ -250,14 +253,15 @@ def _verdict(read: Callable[[str], Any], text: str) -> str:
         value = read(text)
     except ValidationError as exc:
         return f"invalid: {exc}\n{exc.json(include_url=False)}"
-    except InvalidInput as exc:
-        return f"refused: {exc}"
+    except (InvalidInput, ValueError) as exc:
+        return f"refused: {type(exc).__name__}: {exc}"
     return f"ok: {value}"
 
 
 def _readers() -> dict[str, Callable[[str], Any]]:
     from parkbot.api.results import DecisionView, ResumeContext
     from parkbot.core.config import parse_config
+    from parkbot.core.dashboard_index import DashboardIndex
     from parkbot.core.models import Decision, parse_result
     from parkbot.trackers.git import view
 
@@ -281,6 +285,7 @@ def _readers() -> dict[str, Callable[[str], Any]]:
         "bucket": lambda text: json.dumps(view._bucket().validate_json(text)),
         "result": lambda text: parse_result(text).model_dump_json(),
         "config": lambda text: parse_config(text).model_dump_json(),
+        "dashboard_index": lambda text: json.dumps(DashboardIndex.from_data(json.loads(text)).to_data()),
     }
 
 

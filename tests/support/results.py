@@ -1,7 +1,9 @@
 """The one builder of agent results the tests file: the shared question, its variants, as data, text or a model.
 
-Every test that needs a ``needs_input`` result builds it here. ``base`` picks the wording (the full question
-most tests file, the shorter one the GitHub tests render, the documented example); ``changes`` override fields.
+Every test that needs an agent's result builds it here: a ``needs_input`` question (:func:`result`), a review
+item (:func:`review_result`) or a finished run's inventory (:func:`inventory`). ``base`` picks the wording (the
+full question most tests file, the shorter one the GitHub tests render, the documented example); ``changes``
+override fields. Only a test about the raw shape itself (a schema, a malformed file) writes one by hand.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from parkbot.core.models import DoneWithAssumptions, NeedsInput, parse_result
+from parkbot.core.models import Done, DoneWithAssumptions, Failed, NeedsInput, parse_result
 
 #: The clock of every test that needs one fixed instant.
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -47,6 +49,12 @@ ASSUMPTIONS: Mapping[str, Any] = {
     "origin": "billing-42",
     "assumptions": ["EUR", "net of tax"],
 }
+#: A finished run's inventory, without what it lists: give ``decisions`` (the questions it filed) or ``none=True``
+#: (it asked nothing); ``status="failed"`` with an ``error`` for a run that failed.
+DONE: Mapping[str, Any] = {
+    "status": "done",
+    "origin": "billing-42",
+}
 #: The documented example, ``examples/needs_input.json``.
 EXAMPLE_PATH = Path(__file__).resolve().parents[2] / "examples" / "needs_input.json"
 
@@ -78,4 +86,11 @@ def review_result(base: Mapping[str, Any] = ASSUMPTIONS, **changes: Any) -> Done
     """:func:`result_data` of a review item, parsed: it must be a valid ``done_with_assumptions`` result."""
     parsed = parse_result(result_data(base, **changes))
     assert isinstance(parsed, DoneWithAssumptions)
+    return parsed
+
+
+def inventory(base: Mapping[str, Any] = DONE, **changes: Any) -> Done | Failed:
+    """:func:`result_data` of a finished run's inventory, parsed: it must be a valid ``done`` or ``failed`` result."""
+    parsed = parse_result(result_data(base, **changes))
+    assert isinstance(parsed, Done | Failed)
     return parsed

@@ -29,7 +29,7 @@ from parkbot.backends import open_backend
 from parkbot.core.errors import InvalidInput, ParkbotError
 from parkbot.events import EventOutcome, parse_payload
 from parkbot.events import handle_event as route_event
-from parkbot.events.base import Item
+from parkbot.events.base import DashboardFailed, Item
 
 #: Cap on the ``result`` step output (GitHub allows 1 MB of outputs per job).
 MAX_RESULT_OUTPUT = 64 * 1024
@@ -87,19 +87,17 @@ def render_summary(outcome: EventOutcome) -> str:
 def dashboard_line(outcome: EventOutcome, *, markdown: bool = False) -> str | None:
     """One line on what refreshing the dashboard issue did, if it was refreshed (Markdown for the summary)."""
     data = outcome.dashboard
-    if not data:
+    if data is None:
         return None
-    action = data.get("action")
-    if action == "failed":
-        message = f"{data.get('message')} (the next event or reconcile retries)"
+    if isinstance(data, DashboardFailed):
+        message = f"{data.message} (the next event or reconcile retries)"
         return "Dashboard not refreshed: " + (md(message) if markdown else message)
-    if action == "absent":
+    if data.action == "absent":
         return "Dashboard: none yet (no decision to show)"
-    number = data.get("number")
-    where = f"#{number}"
+    where = f"#{data.number}"
     if markdown:
-        where = _where(Item("ignored", "", number=number, url=data.get("url")))
-    return f"Dashboard {where}: {md(str(action)) if markdown else action} ({data.get('open')} open)"
+        where = _where(Item("ignored", "", number=data.number, url=data.url))
+    return f"Dashboard {where}: {md(str(data.action)) if markdown else data.action} ({data.open} open)"
 
 
 def _where(item: Item) -> str:
@@ -164,11 +162,11 @@ def report(outcome: EventOutcome, env: Mapping[str, str], *, as_json: bool, summ
     for item in outcome.items:
         if item.level in ("notice", "warning", "error"):
             actions.annotate(item.level, item.message, err)
-    dashboard = outcome.dashboard or {}
-    if dashboard.get("action") == "failed":
+    dashboard = outcome.dashboard
+    if isinstance(dashboard, DashboardFailed):
         actions.annotate("warning", dashboard_line(outcome) or "", err)
-    elif dashboard.get("notice"):
-        actions.annotate("notice", f"parkbot dashboard: {dashboard['notice']}", err)
+    elif dashboard is not None and dashboard.notice:
+        actions.annotate("notice", f"parkbot dashboard: {dashboard.notice}", err)
     write_outputs(actions.output_path, outputs_of(outcome))
     if summary:
         append_summary(actions.summary_path, render_summary(outcome))

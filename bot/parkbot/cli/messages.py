@@ -10,16 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from parkbot.core.errors import ParkbotError, with_step
+from parkbot.core.errors import ParkbotError, Step, with_step
 
 ANSWER = "parkbot resolve {id} --answer OPTION"
 
 
 def next_step(exc: ParkbotError) -> str | None:
-    """The ``parkbot`` command to run next for this failure (by its ``step``), or None when the message says all."""
+    """The ``parkbot`` command to run next for this failure (by its ``step``: every one has its command here), or
+    None when the message says all."""
+    if not exc.step:
+        return None
     did = exc.decision or "ID"
     answer = ANSWER.format(id=did)
-    steps = {
+    steps: dict[Step, str] = {
         "check_id": "check the id with `parkbot list`",
         "add_hierarchy_or_answer": f"answer with `{answer}`, or with an explicit default: `{answer} --default` "
         "(a hierarchy is set in .github/parkbot.yml)",
@@ -33,7 +36,7 @@ def next_step(exc: ParkbotError) -> str | None:
         "other_backend": "or work on GitHub issues with --backend github",
         "name_actor": "name them with --by LOGIN (or PARKBOT_ACTOR)",
     }
-    return steps.get(exc.step or "")
+    return steps.get(exc.step)
 
 
 def cli_message(exc: ParkbotError) -> str:

@@ -89,8 +89,8 @@ def _status_text(data: dict[str, Any]) -> str:
     default="7d",
     show_default=True,
     type=DurationType(),
-    help="How long a handled delivery stays in the SQLite queue before it is deleted (at least 3d: GitHub keeps "
-    "deliveries three days).",
+    help="How long a handled delivery stays in the queue (SQLite or PostgreSQL) before it is deleted (at least 3d: "
+    "GitHub keeps deliveries three days).",
 )
 @click.option("--status", "show_status", is_flag=True, help="Print the queue (waiting, failed deliveries) and exit.")
 @click.option("--json", "as_json", is_flag=True, help="With --status: one JSON object on stdout.")

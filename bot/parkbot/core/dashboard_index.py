@@ -49,7 +49,7 @@ DashboardWrite = Literal["created", "updated", "unchanged", "absent"]
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
 
 class DashboardEntry(_Frozen):
@@ -276,3 +276,10 @@ def _bounded(
             "complete": complete and dropped == 0,
         }
     )
+
+
+# Last, once every model exists: validators from schemas generated ahead of time (parkbot.core.prebuilt).
+from parkbot.core import prebuilt_dashboard_index_schemas as _generated  # noqa: E402
+from parkbot.core.prebuilt import install_from  # noqa: E402
+
+install_from(_generated)

@@ -8,6 +8,76 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import IntEnum
+from typing import Literal
+
+#: Every reason code a failure carries (``ParkbotError.reason``, a filing ``Problem``'s ``reason``): the
+#: ``error`` of ``--json`` output and of MCP tool errors, an event item's ``action``. One list, so a typo is a
+#: type error; the codes are a contract (docs/cli.md), never renamed. ``tests/core/test_errors.py`` checks that
+#: every code raised anywhere is here.
+Reason = Literal[
+    # what each error class is, when no rule names it more precisely
+    "error",
+    "invalid",
+    "not_found",
+    "refused",
+    "backend_failure",
+    "concurrent_change",
+    "options_changed",
+    # who may act
+    "not_authorized",
+    "unverifiable",
+    # parking a question (``parkbot.core.lifecycle.parking``) and the question budgets
+    "collision",
+    "answer_pending",
+    "blocking_lowered",
+    "cap_reached",
+    # a decision in a state the rule does not act on (its ``state``), or answered otherwise
+    "open",
+    "resolved",
+    "abandoned",
+    "conflicting_answer",
+    # escalation and return (``parkbot.core.lifecycle.escalation``)
+    "no_hierarchy",
+    "top_of_hierarchy",
+    "not_upward",
+    "not_interactive",
+    "requester_not_allowed",
+    # the planner (``parkbot.core.planner``) and the sources it cites (``parkbot.core.planner_sources``)
+    "no_planner",
+    "not_planner",
+    "own_question",
+    "never",
+    "strict_blocking",
+    "not_with_planner",
+    "no_source",
+    "not_answered",
+    "source_out_of_scope",
+    "source_missing",
+    "source_invalid",
+    "source_unanswered",
+    "source_not_a_person",
+    # filing from a branch (``parkbot.core.filing``): what a pushed commit's files lack
+    "no_inventory",
+    "origin_mismatch",
+    "missing",
+    "unreadable",
+]
+
+#: What the person can do next, as a code each surface words in its own commands (``ParkbotError.step``):
+#: ``parkbot.cli.messages`` words every one, ``parkbot.events.replies`` those a comment command can meet,
+#: ``parkbot.mcp_server`` those its tools can meet.
+Step = Literal[
+    "check_id",
+    "add_hierarchy_or_answer",
+    "answer_or_default",
+    "answer",
+    "accept_or_override",
+    "answer_again",
+    "gate_target",
+    "pr_on_github",
+    "other_backend",
+    "name_actor",
+]
 
 
 class ExitCode(IntEnum):
@@ -30,15 +100,15 @@ class ParkbotError(Exception):
     """
 
     exit_code: ExitCode = ExitCode.INVALID
-    #: A short machine-readable reason, shown in ``--json`` output.
-    reason: str = "error"
+    #: A short machine-readable reason, shown in ``--json`` output (one of :data:`Reason`).
+    reason: Reason = "error"
 
     def __init__(
         self,
         message: str,
         *,
-        reason: str | None = None,
-        step: str | None = None,
+        reason: Reason | None = None,
+        step: Step | None = None,
         decision: str | None = None,
         suggestions: Sequence[str] = (),
     ) -> None:
@@ -58,27 +128,27 @@ class InvalidInput(ParkbotError):
     """The input cannot be used as given: the message says what to fix."""
 
     exit_code = ExitCode.INVALID
-    reason = "invalid"
+    reason: Reason = "invalid"
 
 
 class NotFound(InvalidInput):
     """The named decision does not exist in this backlog."""
 
-    reason = "not_found"
+    reason: Reason = "not_found"
 
 
 class Refused(ParkbotError):
     """A lifecycle rule refuses the request; nothing was written."""
 
     exit_code = ExitCode.REFUSED
-    reason = "refused"
+    reason: Reason = "refused"
 
 
 class BackendFailure(ParkbotError):
     """The backend kept failing after bounded retries; every operation is safe to run again."""
 
     exit_code = ExitCode.BACKEND
-    reason = "backend_failure"
+    reason: Reason = "backend_failure"
 
 
 class ConcurrentChange(BackendFailure):
@@ -87,14 +157,14 @@ class ConcurrentChange(BackendFailure):
     Only escapes to the user (exit 4, safe to re-run) when contention outlasts the bounded retries.
     """
 
-    reason = "concurrent_change"
+    reason: Reason = "concurrent_change"
 
 
 class ContentChanged(ConcurrentChange):
     """The question or options changed between reading the decision and recording an answer to it: the
     answer is refused (never applied to text the owner did not read), not retried."""
 
-    reason = "options_changed"
+    reason: Reason = "options_changed"
 
 
 def with_step(message: str, step: str | None) -> str:

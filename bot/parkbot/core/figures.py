@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Share(BaseModel):
     """``count`` out of ``n``; ``share`` is ``count / n``, or None when there is nothing to divide by."""
+
+    model_config = ConfigDict(defer_build=True)
 
     count: int
     n: int
@@ -28,6 +30,8 @@ class Share(BaseModel):
 class TimeToAnswer(BaseModel):
     """Seconds from asking to answer, over ``n`` answered decisions."""
 
+    model_config = ConfigDict(defer_build=True)
+
     n: int
     median_seconds: float | None = None
     p90_seconds: float | None = Field(default=None, description="Nearest-rank 90th percentile.")
@@ -35,6 +39,8 @@ class TimeToAnswer(BaseModel):
 
 class DashboardFigures(BaseModel):
     """The dashboard's headline numbers of the last 30 days, as of ``computed_at`` (a full recount)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     computed_at: datetime
     since: datetime
@@ -49,3 +55,10 @@ class DashboardFigures(BaseModel):
     refused_by_cap: Share
     #: The most recurring question: how often, and its wording.
     recurring: tuple[int, str] | None = None
+
+
+# Last, once every model exists: validators from schemas generated ahead of time (parkbot.core.prebuilt).
+from parkbot.core import prebuilt_figures_schemas as _generated  # noqa: E402
+from parkbot.core.prebuilt import install_from  # noqa: E402
+
+install_from(_generated)

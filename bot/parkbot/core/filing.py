@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from parkbot.core import lifecycle
 from parkbot.core.config import Config
-from parkbot.core.errors import InvalidInput, NotFound, Refused
+from parkbot.core.errors import InvalidInput, NotFound, Reason, Refused
 from parkbot.core.identity import normalize_name
 from parkbot.core.models import (
     MAX_DEPENDENTS,
@@ -174,7 +174,7 @@ class Problem:
 
     message: str
     exit_code: int = 2
-    reason: str = "invalid"
+    reason: Reason = "invalid"
     path: str | None = None
 
 
@@ -305,7 +305,7 @@ class CommitFailure:
 
     summary: str
     exit_code: int
-    reasons: tuple[str, ...]
+    reasons: tuple[Reason, ...]
     published: bool
 
 

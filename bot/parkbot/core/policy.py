@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable
+from typing import Literal
 
 from parkbot.core.config import Config
 from parkbot.core.models import Citation, Decision, LogEntry
@@ -56,7 +57,12 @@ def find_precedent(decision: Decision, log: Iterable[LogEntry], config: Config) 
     )
 
 
-def budget_refusal(decision: Decision, open_now: list[Decision], config: Config) -> tuple[str, str] | None:
+#: Which budget a refused question is over: the question log's ``reason`` of the refusal, which the report counts
+#: (the refusal itself is ``cap_reached``, a :data:`~parkbot.core.errors.Reason`).
+BudgetReason = Literal["one_blocking_question", "cap_per_origin", "cap_per_run"]
+
+
+def budget_refusal(decision: Decision, open_now: list[Decision], config: Config) -> tuple[BudgetReason, str] | None:
     """Why a new question is over budget, as (reason, message), or None when it may be asked."""
     limits = config.limits
     others = [d for d in open_now if d.id != decision.id and d.kind == "decision" and d.state == "open"]

@@ -39,7 +39,7 @@ from typing import Any, Literal
 from parkbot.core import dashboard_index
 from parkbot.core.errors import InvalidInput
 from parkbot.events import checks, comments, issues, merge_group, pulls, push, reconcile, workflow_run
-from parkbot.events.base import CommitReader, Context, Event, Item, TrackerFactory
+from parkbot.events.base import CommitReader, Context, DashboardSummary, Event, Item, TrackerFactory
 from parkbot.events.router import Router
 
 ROUTER = Router(
@@ -68,8 +68,9 @@ class EventOutcome:
     notice: str
     items: list[Item] = field(default_factory=list)
     api_used: bool = False
-    #: What refreshing the dashboard issue did (``parkbot.dashboard_refresh.DashboardOutcome.as_dict``), or None.
-    dashboard: dict[str, Any] | None = None
+    #: What refreshing the dashboard issue did (a ``parkbot.dashboard_refresh.DashboardOutcome``, or
+    #: ``parkbot.events.base.DashboardFailed``), or None when it was not refreshed.
+    dashboard: DashboardSummary | None = None
 
     @property
     def label(self) -> str:
@@ -123,7 +124,7 @@ class EventOutcome:
             "gate_state": self.gate_state,
             "api_used": self.api_used,
             "items": [item.as_dict() for item in self.items],
-            "dashboard": self.dashboard,
+            "dashboard": self.dashboard.as_dict() if self.dashboard is not None else None,
         }
 
 

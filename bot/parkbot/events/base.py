@@ -20,13 +20,13 @@ from typing import Any, Literal, Protocol
 
 from parkbot.core.config import Config
 from parkbot.core.dashboard_index import Changed
-from parkbot.core.errors import InvalidInput, ParkbotError
+from parkbot.core.errors import InvalidInput, ParkbotError, Reason
 from parkbot.core.filing import FiledFiles
-from parkbot.core.lifecycle import ParkAction, ResolveAction
+from parkbot.core.lifecycle import HandOutcome, ParkAction, ResolveAction
 from parkbot.core.tracker import GateResult, Tracker
 from parkbot.dashboard_refresh import DashboardOutcome, patch_dashboard, recount_dashboard, supports_dashboard
 from parkbot.events.commands import Action as CommandAction
-from parkbot.events.commands import CommandReason, RuleReason
+from parkbot.events.commands import CommandReason
 
 ItemKind = Literal[
     "parked",  # a result became (or updated) a decision; ``action`` says created/updated/unchanged
@@ -47,7 +47,7 @@ GateStateName = Literal["open", "blocked", "failure"]
 #: a decision issue that left the repository (``abandoned``).
 HandlerAction = Literal["already_resolved", "refused_reopen", "restored", "transferred", "deleted"]
 #: An item's ``action``: what the outcome or the command behind it said (a refusal's reason code included).
-ItemAction = ParkAction | ResolveAction | CommandAction | CommandReason | RuleReason | HandlerAction
+ItemAction = ParkAction | ResolveAction | CommandAction | CommandReason | Reason | HandlerAction
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,26 @@ class Item:
         return out
 
 
+@dataclass(frozen=True)
+class DashboardFailed:
+    """Refreshing the dashboard failed after the event's own work was done: what the backend said.
+
+    Reported, never raised (the event's items stand); the next event or reconcile tries again.
+    """
+
+    message: str
+    reason: Reason
+    action: Literal["failed"] = "failed"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "message": self.message, "reason": self.reason}
+
+
+#: What refreshing the dashboard issue did during an event: written (or found unchanged, or nothing to show
+#: yet), or failed; printed by ``parkbot handle-event --json`` as its ``as_dict()``.
+DashboardSummary = DashboardOutcome | DashboardFailed
+
+
 def ignored(message: str) -> list[Item]:
     return [Item("ignored", message)]
 
@@ -106,6 +126,20 @@ def gate_item(result: GateResult, *, message: str | None = None) -> Item:
         decision_id=blocking[0] if blocking else None,
         data={"blocking": blocking, "resolved": [d.id for d in result.resolved], **result.details},
     )
+
+
+def restored_items(outcome: HandOutcome, decision_id: str, number: int | None, text: str) -> list[Item]:
+    """What putting back a decision's removed index did: a warning, and the gates it re-published."""
+    item = Item(
+        "reopened",
+        text,
+        decision_id=decision_id,
+        number=number,
+        level="warning",
+        action="restored",
+        change=outcome.changed,
+    )
+    return [item, *(gate_item(g) for g in outcome.gates)]
 
 
 _MISSING = object()
@@ -217,7 +251,7 @@ class Context:
         self.commit_reader = commit_reader
         self._opened: Opened | None = None
         #: What refreshing the dashboard issue did during this event (None: not refreshed).
-        self.dashboard: dict[str, Any] | None = None
+        self.dashboard: DashboardSummary | None = None
 
     @property
     def opened(self) -> bool:
@@ -237,7 +271,7 @@ class Context:
     def config(self) -> Config:
         return self._open().config
 
-    def recount_dashboard(self) -> dict[str, Any] | None:
+    def recount_dashboard(self) -> DashboardSummary | None:
         """Recount the decision dashboard issue from every decision, once per event (the reconcile).
 
         None when the backend keeps no dashboard. A failure is reported in the result, not raised:
@@ -245,7 +279,7 @@ class Context:
         """
         return self._dashboard(lambda: recount_dashboard(self.tracker, self.config, now=self.now))
 
-    def patch_dashboard(self, changes: Sequence[Changed]) -> dict[str, Any] | None:
+    def patch_dashboard(self, changes: Sequence[Changed]) -> DashboardSummary | None:
         """Patch the dashboard with the decisions this event changed (``parkbot.dashboard_refresh``), once per event.
 
         Costs the same however many decisions the repository holds; failures are reported like
@@ -253,7 +287,7 @@ class Context:
         """
         return self._dashboard(lambda: patch_dashboard(self.tracker, changes, now=self.now))
 
-    def _dashboard(self, refresh: Callable[[], DashboardOutcome | None]) -> dict[str, Any] | None:
+    def _dashboard(self, refresh: Callable[[], DashboardOutcome | None]) -> DashboardSummary | None:
         if self.dashboard is not None:
             return self.dashboard
         if not supports_dashboard(self.tracker):
@@ -261,7 +295,7 @@ class Context:
         try:
             outcome = refresh()
         except ParkbotError as exc:
-            self.dashboard = {"action": "failed", "message": exc.message, "reason": exc.reason}
+            self.dashboard = DashboardFailed(exc.message, exc.reason)
             return self.dashboard
-        self.dashboard = outcome.as_dict() if outcome is not None else None
+        self.dashboard = outcome
         return self.dashboard

@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, NewType, Protocol
+from typing import Literal, Protocol
 
 from parkbot.core import dashboard_index, lifecycle
 from parkbot.core import planner as planner_rules
@@ -39,7 +39,7 @@ from parkbot.core.authorship import judge_comment
 from parkbot.core.commands import ANSWERING, Command, parse
 from parkbot.core.config import Config
 from parkbot.core.dashboard_index import Changed
-from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError, Refused, with_step
+from parkbot.core.errors import BackendFailure, InvalidInput, ParkbotError, Reason, Refused, with_step
 from parkbot.core.models import Decision
 from parkbot.core.tracker import (
     CommentReactions,
@@ -79,8 +79,6 @@ CommandReason = Literal[
     "not_a_decision",
     "not_authorized",
 ]
-#: The reason code of a refusal by a rule of the core (``ParkbotError.reason``), passed on as the core gave it.
-RuleReason = NewType("RuleReason", str)
 
 
 class CommentTracker(Tracker, IssueComments, Protocol):
@@ -92,7 +90,9 @@ class CommandResult:
     """What happened to one comment; ``replied`` says whether a reply was written or edited."""
 
     action: Action
-    reason: CommandReason | RuleReason
+    #: Why it was ignored or refused: before any rule ran (``CommandReason``), or the core's reason code
+    #: (``ParkbotError.reason``, a :data:`~parkbot.core.errors.Reason`), passed on as the core gave it.
+    reason: CommandReason | Reason
     command: Command | None = None
     decision_id: str | None = None
     message: str = ""
@@ -205,7 +205,7 @@ def _handle(
     key = str(comment_id)
 
     def refuse(
-        reason: CommandReason | RuleReason, message: str, decision_id: str | None = None, step: str | None = None
+        reason: CommandReason | Reason, message: str, decision_id: str | None = None, step: str | None = None
     ) -> CommandResult:
         text = (
             f"{code_span(command.render())} from {code_span(author)} was not applied: "
@@ -233,9 +233,9 @@ def _handle(
     except BackendFailure:
         raise
     except (Refused, InvalidInput) as exc:
-        return refuse(RuleReason(exc.reason), exc.message, decision.id, github_step(exc))
+        return refuse(exc.reason, exc.message, decision.id, github_step(exc))
     except ParkbotError as exc:  # pragma: no cover - every rule raises one of the above
-        return refuse(RuleReason(exc.reason), exc.message, decision.id, github_step(exc))
+        return refuse(exc.reason, exc.message, decision.id, github_step(exc))
 
 
 def _run(

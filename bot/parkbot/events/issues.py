@@ -27,7 +27,7 @@ from parkbot.core import dashboard_index, lifecycle
 from parkbot.core.identity import check_decision_id
 from parkbot.core.lifecycle import HandOutcome
 from parkbot.core.tracker import IndexedDependents, IssueComments
-from parkbot.events.base import Context, Event, HandlerAction, Item, gate_item, ignored, is_bot
+from parkbot.events.base import Context, Event, HandlerAction, Item, gate_item, ignored, is_bot, restored_items
 from parkbot.events.reconcile import resolution_items
 from parkbot.events.replies import REOPENED_STEP
 from parkbot.events.router import Router
@@ -146,16 +146,7 @@ def on_unlabeled(event: Event, ctx: Context) -> list[Item]:
     )
     tracker.reply(number, f"restored-{decision.id}", outcome.message)
     text = f"{decision.id} (#{number}): {who} removed the label {name!r}; put back, dependents stay blocked"
-    item = Item(
-        "reopened",
-        text,
-        decision_id=decision.id,
-        number=number,
-        level="warning",
-        action="restored",
-        change=outcome.changed,
-    )
-    return [item, *(gate_item(g) for g in outcome.gates)]
+    return restored_items(outcome, decision.id, number, text)
 
 
 @router.register("issues", "transferred", "deleted")

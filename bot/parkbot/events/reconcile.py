@@ -35,7 +35,7 @@ from parkbot.core.lifecycle import ResolveOutcome
 from parkbot.core.models import Answer, Decision
 from parkbot.core.tracker import CommandCommentFacts, IssueComments, Tracker, UnindexedDecisions
 from parkbot.core.untaken import untaken_commands
-from parkbot.events.base import Context, Event, Item, gate_item
+from parkbot.events.base import Context, Event, Item, gate_item, restored_items
 from parkbot.events.commands import handle_comment
 from parkbot.events.comments import comment_items
 from parkbot.events.replies import github_message
@@ -148,16 +148,7 @@ def _restore(ctx: Context, decision: Decision) -> list[Item]:
     if number is not None and isinstance(ctx.tracker, IssueComments):
         ctx.tracker.reply(number, f"restored-{decision.id}", outcome.message)
     text = f"{decision.id}: its labels were removed while no event ran; put back, dependents stay blocked"
-    item = Item(
-        "reopened",
-        text,
-        decision_id=decision.id,
-        number=number,
-        level="warning",
-        action="restored",
-        change=outcome.changed,
-    )
-    return [item, *(gate_item(g) for g in outcome.gates)]
+    return restored_items(outcome, decision.id, number, text)
 
 
 def _regate(tracker: Tracker, ctx: Context, target: str) -> Item:

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from parkbot.core.commands import COMMAND_NAMES, Command, CommandName, CommandProblem
 from parkbot.core.config import Config
-from parkbot.core.errors import ParkbotError, with_step
+from parkbot.core.errors import ParkbotError, Step, with_step
 from parkbot.core.lifecycle.possible import PossibleAct, possible_acts
 from parkbot.core.models import Decision
 
 DECIDE = "`/decide <option>`"
 DEFAULT = "`/default <option>`"
 
-#: The next step of each refusal (by its ``step``), as comment commands on the decision issue.
-STEPS = {
+#: The next step of each refusal (by its ``step``), as comment commands on the decision issue: every step a
+#: comment command can meet (``check_id`` it cannot: a command names its decision by the issue it is on).
+STEPS: dict[Step, str] = {
     "add_hierarchy_or_answer": f"answer with {DECIDE}, or with an explicit default: {DEFAULT} (a hierarchy is set "
     "in `.github/parkbot.yml`)",
     "answer_or_default": f"answer with {DECIDE}, or with an explicit default: {DEFAULT}",
@@ -32,7 +33,7 @@ REOPENED_STEP = f"answer with {DECIDE}, or with an explicit default: {DEFAULT}"
 
 def github_step(exc: ParkbotError) -> str | None:
     """The next step for ``exc`` as comment commands (Markdown), or None when the message says all."""
-    return STEPS.get(exc.step or "")
+    return STEPS.get(exc.step) if exc.step else None
 
 
 def github_message(exc: ParkbotError) -> str:

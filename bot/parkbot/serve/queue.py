@@ -315,7 +315,6 @@ def open_queue(url: str, *, lease: float = 60.0, max_attempts: int = 5, retentio
         from parkbot.serve.pgqueue import PostgresQueue
 
         check_retention(retention)
-
-        return PostgresQueue(url, lease=lease, max_attempts=max_attempts)
+        return PostgresQueue(url, lease=lease, max_attempts=max_attempts, retention=retention)
     shown = url.split("://", 1)[0] + "://..." if "://" in url else url
     raise InvalidInput(f"--queue must be sqlite:///PATH or postgresql://..., got {shown!r}")

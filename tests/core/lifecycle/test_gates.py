@@ -7,29 +7,19 @@ from typing import Any
 from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
-from parkbot.core.models import Decision, NeedsInput, parse_result
+from parkbot.core.models import Decision, NeedsInput
 from parkbot.core.tracker import DependentState, GateResult
 from tests.support.lifecycle import resolve
 from tests.support.memory_tracker import MemoryTracker
-from tests.support.results import DID, NOW, result
+from tests.support.results import DID, NOW, SHORT, result
 
 CONFIG = Config(owners=Owners(default="alice"))
 SHA = "a" * 40
 
 
 def needs_input(key: str, **changes: Any) -> NeedsInput:
-    data: dict[str, Any] = {
-        "status": "needs_input",
-        "origin": "billing-42",
-        "key": key,
-        "question": f"Which way for {key}?",
-        "options": ["yes: do it", "no: leave it"],
-        "blocking": True,
-        **changes,
-    }
-    parsed = parse_result(data)
-    assert isinstance(parsed, NeedsInput)
-    return parsed
+    """A yes-or-no question of the shared origin, named by ``key``."""
+    return result(SHORT, key=key, question=f"Which way for {key}?", options=["yes: do it", "no: leave it"], **changes)
 
 
 def test_a_queued_pull_request_with_an_open_blocking_decision_fails_the_queue_commit() -> None:

@@ -13,10 +13,9 @@ from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
 from parkbot.core.errors import ConcurrentChange
-from parkbot.core.models import DoneWithAssumptions, parse_result
 from tests.support.lifecycle import CONFIG, HERE, LATER, REVIEW, abandon, parked, refile, refusal, resolve
 from tests.support.memory_tracker import MemoryTracker
-from tests.support.results import DID, NOW, result
+from tests.support.results import DID, NOW, result, review_result
 
 # --- who owns a new question ----------------------------------------------------------------------
 
@@ -136,8 +135,7 @@ def test_a_refiling_under_another_title_is_refused_naming_both_titles() -> None:
 
 def test_a_question_and_a_review_item_never_share_an_id() -> None:
     tracker = MemoryTracker()
-    review = parse_result({"status": "done_with_assumptions", "origin": "billing-42", "assumptions": ["EUR"]})
-    assert isinstance(review, DoneWithAssumptions)
+    review = review_result(assumptions=["EUR"])
     lifecycle.park_review(tracker, review, CONFIG, now=NOW)
     title = tracker.find(REVIEW).title
     reason, _ = refusal(lifecycle.park, tracker, result(key="assumptions", title=title), CONFIG, now=NOW)

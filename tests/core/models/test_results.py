@@ -23,6 +23,8 @@ from parkbot.core.models import (
 )
 from tests.support.results import result_data
 
+#: Written out by hand, not taken from ``tests.support.results``: these tests are about the raw shape a result
+#: file must have, so every field the checks read is in sight here.
 BASE: dict[str, Any] = {
     "status": "needs_input",
     "origin": "billing-42",
