@@ -10,8 +10,10 @@
   else changed is in its ``problems`` and in one notice on the issue.
 * Lookup is by label, ``state=all`` (listing by label is strongly consistent; search is not). The
   label is created first (:meth:`DecisionIssues.claim`): GitHub's 422 ``already_exists`` makes it a
-  lock between two filers, and a label we just created cannot be on any issue yet, so filing a new
-  decision needs no lookup at all.
+  lock between two filers. A label we just created cannot be on any issue yet, but the decision may
+  still exist: deleting a label from the repository removes it from every issue. So a new filing looks
+  once through the origin's index label, and a decision found there is updated (or stays resolved),
+  never filed twice.
 * ``parkbot wait`` polls with :meth:`DecisionIssues.poll`: a conditional request (``If-None-Match``
   with the previous ETag), answered ``304`` without using rate limit while the decision is unchanged.
 """
@@ -106,6 +108,14 @@ class DecisionIssues:
             return True
 
         claimed = self._store.unit(f"create the label {label}", create)
+        if claimed:
+            # A label just created is on no issue, yet the decision may exist: deleting a label from the
+            # repository removes it from every issue. The origin's index label still finds parkbot's issue
+            # (1 request), which the next read takes, so the decision is updated, never filed twice.
+            orphan = self._by_origin(decision_id)
+            if orphan is not None:
+                self._store.issues.prime(decision_id, orphan)
+                claimed = False
         self._store.issues.note_claim(decision_id, claimed)
         return claimed
 
