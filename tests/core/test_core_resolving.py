@@ -81,3 +81,15 @@ def test_a_review_item_answered_like_a_question_says_to_accept_or_override_it() 
     with pytest.raises(InvalidInput) as invalid:
         lifecycle.resolve(tracker, CONFIG, REVIEW, "fine", Actor("alice"))
     assert (invalid.value.step, invalid.value.decision) == ("accept_or_override", REVIEW)
+
+
+def test_the_corrected_answer_given_again_is_a_retry_not_a_conflicting_answer() -> None:
+    from parkbot.core import planner
+
+    tracker = parked()
+    lifecycle.resolve(tracker, CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    planner.correct(tracker, CONFIG, DID, "remaining_three", Actor("alice"), reason="two items came back", now=NOW)
+
+    again = lifecycle.resolve(tracker, CONFIG, DID, "remaining_three", Actor("alice"), now=LATER)
+    assert again.action == "unchanged"
+    assert again.answer.value == "remaining_three"
