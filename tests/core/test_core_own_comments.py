@@ -50,7 +50,7 @@ def test_a_backend_that_needs_no_identity_records_the_act_itself() -> None:
 
 @pytest.mark.parametrize("reason", ["", "   "])
 def test_a_correction_without_a_reason_is_refused_before_anything_is_read(reason: str) -> None:
-    with pytest.raises(InvalidInput, match="say why the answer is corrected"):
+    with pytest.raises(InvalidInput, match=r"^say why the answer is corrected \(a reason\)$"):
         own_comments.correct_request(None, None, "x-decision-y", None, "b", reason)  # type: ignore[arg-type]
 
 
