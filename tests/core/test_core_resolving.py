@@ -93,3 +93,23 @@ def test_the_corrected_answer_given_again_is_a_retry_not_a_conflicting_answer() 
     again = lifecycle.resolve(tracker, CONFIG, DID, "remaining_three", Actor("alice"), now=LATER)
     assert again.action == "unchanged"
     assert again.answer.value == "remaining_three"
+
+
+def test_accepting_a_question_as_a_review_item_says_to_answer_it() -> None:
+    tracker = parked()
+    with pytest.raises(InvalidInput) as invalid:
+        lifecycle.accept_review(tracker, CONFIG, DID, Actor("alice"))
+    assert invalid.value.message == f"{DID} is a decision, not a review item: answer it"
+    assert (invalid.value.step, invalid.value.decision) == ("answer", DID)
+
+
+def test_a_recorded_precedent_is_not_finished_automatically_an_owner_answers_again() -> None:
+    from parkbot.core.lifecycle.by_hand import finish_resolution
+
+    tracker = parked()
+    decision = tracker.find(DID)
+    assert decision is not None
+    precedent = Answer(value="full_original", kind="precedent", by="alice", at=NOW)
+    with pytest.raises(InvalidInput) as invalid:
+        finish_resolution(tracker, CONFIG, decision, precedent, now=NOW)
+    assert (invalid.value.step, invalid.value.decision) == ("answer_again", DID)
