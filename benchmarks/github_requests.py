@@ -525,7 +525,7 @@ def tracker_rows(sizes: tuple[int, int] = (10, 1000)) -> list[Row]:
     """The tracker's own operations (config preloaded, precedents off), and whether they grow."""
     small, large = sizes
     growth: list[tuple[str, Callable[..., Any], Callable[..., Any], str]] = [
-        ("park new", nothing, park_new(), "claim the label, the per-origin budget, create"),
+        ("park new", nothing, park_new(), "claim the label, the origin's index, the per-origin budget, create"),
         ("park new, precedents suggest", nothing, park_new(DEFAULT_CONFIG), "+2: the precedent index labels"),
         ("park unchanged", parked, park_again(), ""),
         ("park updated", parked, park_again(work_so_far={"more": 1}), ""),

@@ -10,7 +10,7 @@ entry that matches no surviving mutant is reported as stale.
 
     python benchmarks/mutation.py bot/parkbot/core/commands.py   # one module (or parkbot.core.commands)
     python benchmarks/mutation.py --all                           # every module in the mapping
-    python benchmarks/mutation.py bot/parkbot/core/lifecycle.py --function 'resolve*'
+    python benchmarks/mutation.py bot/parkbot/core/lifecycle/resolving.py --function 'resolve*'
     python benchmarks/mutation.py bot/parkbot/core/identity.py --toml   # survivors as equivalents entries
 
 Exit status: 0 when every module was measured (survivors do not fail the run), 2 for a usage or

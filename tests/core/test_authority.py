@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from parkbot.core import authority, lifecycle
-from parkbot.core.authority import Actor
+from parkbot.core.authority import Actor, named_in_config
 from parkbot.core.config import Answers, Config, Owners
 from parkbot.core.errors import NotFound, Refused
 from parkbot.core.models import Answer, Decision, Escalation, LogEntry, Proof
@@ -283,3 +283,39 @@ def test_an_origin_configured_with_an_empty_owner_keeps_an_escalation_its_first_
     escalated = filed.model_copy(update={"owner": "carol", "escalations": [hop]})
     checked = authority.verified(escalated, config)
     assert (checked.owner, checked.escalations, checked.problems) == ("carol", [hop], ())
+
+
+# --- who the configuration alone names as a possible owner (named_in_config) ------------------------------
+
+
+CONFIG = Config(owners=Owners(default="alice", origins={"billing-*": "@Bob"}), hierarchy={"carol": "dana"})
+
+
+@pytest.mark.parametrize(
+    ("login", "named"),
+    [
+        ("alice", True),  # the default owner
+        ("ALICE", True),  # logins ignore case
+        ("@alice", True),
+        ("bob", True),  # an origin's owner, written with an @
+        ("carol", True),  # in the hierarchy, below ...
+        ("dana", True),  # ... and above
+        ("mallory", False),
+        ("alice@", False),  # only a leading @ is dropped
+        ("", False),
+    ],
+)
+def test_a_login_is_named_as_an_owner_or_in_the_hierarchy(login: str, named: bool) -> None:
+    assert named_in_config(CONFIG, login) is named
+
+
+def test_a_configured_team_may_hold_anyone_so_everyone_is_heard() -> None:
+    teams = Config(owners=Owners(default="acme/billing"))
+    assert named_in_config(teams, "mallory")
+    assert not named_in_config(Config(owners=Owners(default="alice")), "mallory")
+
+
+def test_a_login_named_only_in_the_hierarchy_s_values_or_keys_counts() -> None:
+    assert named_in_config(Config(owners=Owners(default="alice"), hierarchy={"erin": "frank"}), "erin")
+    assert named_in_config(Config(owners=Owners(default="alice"), hierarchy={"erin": "frank"}), "frank")
+    assert not named_in_config(Config(owners=Owners(default="alice"), hierarchy={"erin": "frank"}), "@@frank@")

@@ -33,7 +33,9 @@ def test_someone_elses_comment_is_not_the_actors_command() -> None:
     verdict = judge_comment(CommentRecord(author="mallory", body=SENT), "alice", SENT)
     assert verdict.verdict == "other_author"
     assert verdict.refused
-    assert "written by mallory, not by alice" in verdict.message
+    assert verdict.message == (
+        "the comment was written by mallory, not by alice; only a comment's author's words are a command"
+    )
 
 
 def test_words_changed_by_another_person_are_refused_even_when_the_text_matches() -> None:
@@ -42,7 +44,9 @@ def test_words_changed_by_another_person_are_refused_even_when_the_text_matches(
     verdict = judge_comment(record, "alice", SENT)
     assert verdict.verdict == "edited"
     assert verdict.refused
-    assert "changed by mallory after alice wrote it" in verdict.message
+    assert verdict.message == (
+        "the comment was changed by mallory after alice wrote it; only a comment's author's own words are a command"
+    )
     # Changed by someone else *and* changed since: still refused, never left to a later event.
     assert judge_comment(record, "alice", "/decide full_original").verdict == "edited"
 

@@ -14,9 +14,11 @@ SIZES = (10, 120)
 
 #: What a user pays with the default configuration (see the module docstring of benchmarks/github_requests.py).
 USER_PAYS = {
-    "park new": 6,  # the config, the label claim, the per-origin budget, the two precedent labels, create
-    "park new, with a run id": 7,  # + the per-run budget
-    "park new, from a push": 9,  # + the branch's open pull requests, the dashboard (read, edit)
+    # the config, the label claim, the origin's index (a decision whose label was deleted), the per-origin
+    # budget, the two precedent labels, create
+    "park new": 7,
+    "park new, with a run id": 8,  # + the per-run budget
+    "park new, from a push": 10,  # + the branch's open pull requests, the dashboard (read, edit)
     "park unchanged": 3,
     "park updated": 4,
     "gate, k=1": 5,  # the config + the pull, its native dependencies, its commits (GraphQL), the check run
@@ -62,7 +64,7 @@ def test_writes_are_counted(user_rows: list[bench.UserRow]) -> None:
 def test_the_user_table_prints(user_rows: list[bench.UserRow]) -> None:
     table = bench.user_table(user_rows, SIZES).splitlines()
     assert table[0].startswith("| operation | runs as | requests, 10 decisions | requests, 120 decisions |")
-    assert "| park new | `parkbot park` | 6 | 6 | 2 |  |" in table
+    assert "| park new | `parkbot park` | 7 | 7 | 2 |  |" in table
     assert any(line.startswith("| scheduled reconcile |") and "(grows)" in line for line in table)
 
 
@@ -70,8 +72,8 @@ def test_the_tracker_operations_do_not_grow() -> None:
     rows = bench.tracker_rows(SIZES)
     assert [row.operation for row in rows if "GROWS" in row.note] == []
     counts = {row.operation: row.requests for row in rows}
-    assert counts["park new"] == 3
-    assert counts["park new, precedents suggest"] == 5
+    assert counts["park new"] == 4
+    assert counts["park new, precedents suggest"] == 6
     assert counts["gate, k=1 (linked at park)"] == 4
     assert counts["resolve, k=0"] == 4  # one GraphQL read: the issue, its comments, who wrote each, parkbot's login
     assert counts["resolve, k=3"] == 4 + 3 * 5  # per dependent: + the pull requests and branches at its head commit

@@ -105,6 +105,39 @@ def test_deleting_the_decisions_label_from_the_repository_unblocks_nothing(fake:
     assert make_tracker(fake).find(DID) is not None  # and so does show
 
 
+def delete_label(fake: FakeGitHub, name: str) -> None:
+    """Delete ``name`` from the repository (GitHub removes it from every issue), as anyone with write access can."""
+    make_tracker(fake).store.requester.requestJsonAndCheck("DELETE", f"{fake.repo_api}/labels/{name}")
+
+
+def test_re_filing_a_resolved_decision_whose_label_was_deleted_stays_resolved_and_files_nothing(
+    fake: FakeGitHub,
+) -> None:
+    filed = lifecycle.park(make_tracker(fake), needs_input(), CONFIG, now=NOW)
+    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    delete_label(fake, LABEL)
+    before = len(fake.issues)
+
+    with pytest.raises(Refused) as refused:
+        lifecycle.park(make_tracker(fake), needs_input(), CONFIG, now=NOW)
+    assert refused.value.reason == "resolved"
+    assert "is already resolved (answer: 'full_original')" in refused.value.message
+    assert len(fake.issues) == before  # the question is not asked a second time
+    shown = make_tracker(fake).find(DID)
+    assert shown is not None
+    assert (shown.state, shown.answer and shown.answer.value) == ("resolved", "full_original")
+    assert make_tracker(fake).location(shown).number == filed.location.number
+
+
+def test_re_filing_an_open_decision_whose_label_was_deleted_updates_its_own_issue(fake: FakeGitHub) -> None:
+    filed = lifecycle.park(make_tracker(fake), needs_input(), CONFIG, now=NOW)
+    delete_label(fake, LABEL)
+    again = lifecycle.park(make_tracker(fake), needs_input(work_so_far={"more": 1}), CONFIG, now=NOW)
+    assert again.location.number == filed.location.number
+    assert [i.number for i in fake.issues.values() if not i.is_pull] == [filed.location.number]
+    assert LABEL in fake.issues[filed.location.number].labels  # the update puts the index back
+
+
 @pytest.mark.parametrize("how", ["transferred", "deleted"])
 def test_a_transferred_or_deleted_decision_issue_keeps_its_dependents_blocked(fake: FakeGitHub, how: str) -> None:
     number, pr = park_with_pull(fake, body=None)

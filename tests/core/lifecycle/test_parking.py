@@ -12,12 +12,13 @@ import pytest
 from parkbot.core import lifecycle
 from parkbot.core.authority import Actor
 from parkbot.core.config import Config, Owners
-from parkbot.core.errors import ConcurrentChange
+from parkbot.core.errors import ConcurrentChange, Refused
+from parkbot.core.models import Answer
 from tests.support.lifecycle import CONFIG, HERE, LATER, REVIEW, abandon, parked, refile, refusal, resolve
 from tests.support.memory_tracker import MemoryTracker
 from tests.support.results import DID, NOW, result, review_result
 
-# --- who owns a new question ----------------------------------------------------------------------
+# --- who owns a new question ------------------------------------------------------------ -------------------------
 
 
 def test_a_new_question_goes_to_the_configured_owner_before_the_backends_default() -> None:
@@ -51,7 +52,7 @@ def test_a_new_question_records_what_the_agent_sent() -> None:
     )
 
 
-# --- re-filing the same question ------------------------------------------------------------------
+# --- re-filing the same question -------------------------------------------------------- -------------------------
 
 
 def test_a_refiling_takes_every_new_field_of_the_question() -> None:
@@ -160,7 +161,7 @@ def test_refiling_a_question_marked_resolved_without_a_recorded_answer_still_ref
     assert "(answer: '?')" in message
 
 
-# --- precedents ------------------------------------------------------------------------------------
+# --- precedents -------------------------------------------------------------------------- ------------------------
 
 
 def answered_elsewhere(tracker: MemoryTracker) -> str:
@@ -246,7 +247,7 @@ def test_clock_defaults_are_aware_utc() -> None:
     assert abs(outcome.decision.created_at - datetime.now(UTC)) < timedelta(minutes=1)
 
 
-# --- bounded retries and the polling token ------------------------------------------------------------
+# --- bounded retries and the polling token -------------------------------------------------- ---------------------
 
 
 class RacesOnCreate(MemoryTracker):
@@ -271,3 +272,32 @@ def test_park_survives_one_race_fewer_than_the_bound_and_not_the_bound() -> None
     assert survived.action == "created"
     with pytest.raises(ConcurrentChange):
         lifecycle.park(RacesOnCreate(times=lifecycle.PARK_ATTEMPTS), result(), Config(), now=NOW)
+
+
+# --- what a re-filing may not change, in the words the agent reads -----------------------------------------
+
+
+ALICE_ONLY = Config(owners=Owners(default="alice"))
+
+
+def test_a_re_filing_may_not_lower_a_blocking_question_and_says_what_to_do() -> None:
+    tracker = MemoryTracker()
+    lifecycle.park(tracker, result(), ALICE_ONLY, now=NOW)
+    with pytest.raises(Refused) as refused:
+        lifecycle.park(tracker, result(blocking=False), ALICE_ONLY, now=NOW)
+    assert refused.value.message == (
+        f"decision {DID} is blocking, and a re-filing may not lower it to blocking: false (its dependents wait "
+        "for an owner's answer). Re-file it with blocking: true, or ask the owner to answer it."
+    )
+
+
+def test_a_re_filing_may_not_change_the_question_while_an_answer_is_being_recorded() -> None:
+    tracker = MemoryTracker()
+    lifecycle.park(tracker, result(), ALICE_ONLY, now=NOW)
+    tracker.answers[DID] = Answer(value="full_original", by="alice", at=NOW)  # step (a) done, the rest not yet
+    with pytest.raises(Refused) as refused:
+        lifecycle.park(tracker, result(question="Refund nothing at all?"), ALICE_ONLY, now=NOW)
+    assert refused.value.message == (
+        f"decision {DID} is being answered ('full_original' by alice); a re-filing may not change its question or "
+        "options now. Re-file it unchanged, or file a new question under another key."
+    )

@@ -21,9 +21,8 @@ from parkbot.core.tracker import CommentRecord
 from parkbot.core.untaken import CommentFacts, may_be_command
 from parkbot.trackers.github.access import is_bot_login
 from parkbot.trackers.github.render import parse_answer_comment, read_marker, render_reply, work_chunk_key
-from parkbot.trackers.github.repository_requests import is_parkbot
 from parkbot.trackers.github.store import raw_json
-from parkbot.trackers.github.trust import author_of, last_writer, own_version, same_login, written_by
+from parkbot.trackers.github.trust import author_of, is_parkbot, last_writer, own_version, same_login, written_by
 
 
 def _created_at(value: Any) -> datetime | None:

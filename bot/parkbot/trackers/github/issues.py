@@ -10,8 +10,10 @@
   else changed is in its ``problems`` and in one notice on the issue.
 * Lookup is by label, ``state=all`` (listing by label is strongly consistent; search is not). The
   label is created first (:meth:`DecisionIssues.claim`): GitHub's 422 ``already_exists`` makes it a
-  lock between two filers, and a label we just created cannot be on any issue yet, so filing a new
-  decision needs no lookup at all.
+  lock between two filers. A label we just created cannot be on any issue yet, but the decision may
+  still exist: deleting a label from the repository removes it from every issue. So a new filing looks
+  once through the origin's index label, and a decision found there is updated (or stays resolved),
+  never filed twice.
 * ``parkbot wait`` polls with :meth:`DecisionIssues.poll`: a conditional request (``If-None-Match``
   with the previous ETag), answered ``304`` without using rate limit while the decision is unchanged.
 """
@@ -34,20 +36,27 @@ from parkbot.trackers.github.client import PER_PAGE
 from parkbot.trackers.github.labels import (
     DECISION_LABEL,
     LABEL_COLOR,
-    LABEL_PREFIX,
     ORIGIN_PREFIX,
     decision_label,
     index_label,
+)
+from parkbot.trackers.github.records_trust import (
+    DELETED_ACCOUNT,
+    body_verdict,
+    claims_a_decision,
+    has_marker,
+    opened_by_parkbot,
+    read_state,
+    record_problems,
+    without_authority,
 )
 from parkbot.trackers.github.render import (
     ParseError,
     decision_payload,
     overflow_ref,
     parse_decision,
-    read_marker,
     render_notice,
 )
-from parkbot.trackers.github.repository_requests import is_parkbot
 from parkbot.trackers.github.store import (
     FoundIssue,
     already_exists,
@@ -56,7 +65,7 @@ from parkbot.trackers.github.store import (
     label_names,
 )
 from parkbot.trackers.github.store import log as logger
-from parkbot.trackers.github.trust import author_of, change, own_version, written_by
+from parkbot.trackers.github.trust import author_of
 
 if TYPE_CHECKING:
     from parkbot.trackers.github.comments import Comments
@@ -99,6 +108,14 @@ class DecisionIssues:
             return True
 
         claimed = self._store.unit(f"create the label {label}", create)
+        if claimed:
+            # A label just created is on no issue, yet the decision may exist: deleting a label from the
+            # repository removes it from every issue. The origin's index label still finds parkbot's issue
+            # (1 request), which the next read takes, so the decision is updated, never filed twice.
+            orphan = self._by_origin(decision_id)
+            if orphan is not None:
+                self._store.issues.prime(decision_id, orphan)
+                claimed = False
         self._store.issues.note_claim(decision_id, claimed)
         return claimed
 
@@ -120,14 +137,8 @@ class DecisionIssues:
             overflow = [c.get("body") or "" for c in comments if self._comments.by_parkbot(c)]
         decision = parse_decision(body, overflow)
         if found.own_body is None:
-            decision = _without_authority(decision, self.default_owner())
-        closed = raw.get("state") == "closed"
-        if not closed:
-            decision = decision.model_copy(update={"state": "open", "answer": None})
-        elif decision.answer is not None:  # parkbot's own record says answered; the label says nothing
-            decision = decision.model_copy(update={"state": "resolved"})
-        else:
-            decision = decision.model_copy(update={"state": "abandoned"})
+            decision = without_authority(decision, self.default_owner())
+        decision = read_state(decision, closed=raw.get("state") == "closed")
         problems = [*found.problems, *self._record_problems(found, decision.id)]
         if not problems:
             return decision
@@ -140,28 +151,13 @@ class DecisionIssues:
         if found.verified:
             return found
         found.verified = True
-        raw = found.raw
-        own = self._store.own_login
-        if not self.authored(found):
-            found.own_body = None
-            who = author_of(raw) or "a deleted account"
-            found.problems = (f"issue #{found.number} was opened by {who}, not by parkbot ({own}): it is no decision",)
-            return found
-        trusted = self._store.trusted_logins
-        if any(written_by(raw, login) for login in trusted):
-            found.own_body = str(raw.get("body") or "")
-            return found
-        where = f"the body of #{found.number}, parkbot's record of this decision,"
-        node_id = raw.get("node_id")
-        history = self._store.histories.of(node_id) if node_id else []
-        found.own_body = next((t for login in trusted if (t := own_version(history, login)) is not None), None)
-        if found.own_body is not None:
-            found.problems = (f"{where} was changed by {change(raw)}, not by parkbot ({own})",)
-        else:
-            found.problems = (
-                f"{where} was written by {change(raw)}, not by parkbot ({own}), and no version by parkbot is left: "
-                "it carries no authority (read as open and blocking, with no answer, escalation or requester)",
-            )
+        verdict = body_verdict(
+            found.raw,
+            opened_by_parkbot=self.authored(found),
+            trusted=self._store.trusted_logins,
+            history=self._store.histories.of,
+        )
+        found.own_body, found.problems = verdict.own_body, verdict.problems
         return found
 
     def authored(self, found: FoundIssue) -> bool:
@@ -170,12 +166,8 @@ class DecisionIssues:
         Anyone with write access can open an issue carrying a copy of a decision's hidden block and
         its labels; authorship is the one fact about an issue nobody can change afterwards.
         """
-        author = author_of(found.raw)
-        if is_parkbot(
-            author, self._store.trusted_logins
-        ):  # its own login, or the other identity during a move (``identity``)
-            return True
-        return bool(author and author.casefold().endswith("[bot]") and self._store.guesses_own_login())
+        store = self._store
+        return opened_by_parkbot(found.raw, store.trusted_logins, guesses_own_login=store.guesses_own_login())
 
     def claim_problem(self, found: FoundIssue) -> str | None:
         """Why an issue that looks like a decision's (its hidden block or a decision label) is none.
@@ -187,13 +179,7 @@ class DecisionIssues:
         raw = found.raw
         if raw.get("pull_request") or self.authored(found):
             return None
-        labels = {n.casefold() for n in label_names(raw)}
-        claims = DECISION_LABEL in labels or any(n.startswith(LABEL_PREFIX) for n in labels)
-        try:
-            claims = claims or decision_payload(raw.get("body")) is not None
-        except ParseError:
-            claims = True
-        if not claims:
+        if not claims_a_decision(raw, label_names(raw)):
             return None
         self.verify(found)
         return found.problems[0] if found.problems else "not written by parkbot"
@@ -204,19 +190,8 @@ class DecisionIssues:
         A marker posted by anyone else, another bot included, carries no authority; an answer record
         of parkbot's that someone else changed is read as parkbot wrote it (and put back by the next write).
         """
-        problems: list[str] = []
-        own = self._store.own_login
-        for comment in self._store.comments.cached(found.number):
-            where = f"comment {comment['id']} on #{found.number}"
-            if not self._comments.by_parkbot(comment):
-                if _is_answer_record(comment.get("body"), decision_id):
-                    who = author_of(comment) or "a deleted account"
-                    problems.append(f"an answer record in {where} was posted by {who}, not by parkbot ({own})")
-            elif not self._comments.trusted(comment) and _is_answer_record(
-                self._comments.own_text(comment), decision_id
-            ):
-                problems.append(f"parkbot's answer record, {where}, was changed by {change(comment)}")
-        return problems
+        comments = self._store.comments.cached(found.number)
+        return record_problems(comments, found.number, decision_id, self._store.own_login, self._comments)
 
     def _notify(self, found: FoundIssue, problems: list[str]) -> None:
         """One visible notice per set of problems on the issue (keyed, never posted twice); best effort.
@@ -232,7 +207,7 @@ class DecisionIssues:
         if not self._store.marks.first_notice(found.number, key):
             return
         comments = self._store.comments.cached(found.number)
-        if any(_has_marker(c, "notice", key) and self._comments.by_parkbot(c) for c in comments):
+        if any(has_marker(c.get("body"), "notice", key) and self._comments.by_parkbot(c) for c in comments):
             return
         text = render_notice(key, problems, self._store.own_login)
         try:
@@ -256,7 +231,7 @@ class DecisionIssues:
                     "issue #%s carries the label of %s but was opened by %s, not by parkbot: ignored",
                     found.number,
                     decision_id,
-                    author_of(raw) or "a deleted account",
+                    author_of(raw) or DELETED_ACCOUNT,
                 )
                 continue
             self.verify(found)
@@ -477,23 +452,3 @@ class DecisionIssues:
             return self._decision_from(found)  # read as parkbot wrote it (verified when it was read)
         except ParseError:
             return None
-
-
-def _is_answer_record(body: str | None, decision_id: str) -> bool:
-    found = read_marker(body)
-    return found is not None and found.kind == "answer" and found.key == decision_id
-
-
-def _has_marker(comment: dict[str, Any], kind: str, key: str) -> bool:
-    found = read_marker(comment.get("body"))
-    return found is not None and found.kind == kind and found.key == key
-
-
-def _without_authority(decision: Decision, fallback_owner: str) -> Decision:
-    """A decision read from a block nobody can vouch for: its content, none of its authority.
-
-    Open and blocking, with no answer, escalation, override, requester or precedent; the owner it
-    names is replaced by the backend's default (the core takes owners from the configuration anyway).
-    """
-    cleared: dict[str, Any] = {"answer": None, "escalations": [], "overrides": [], "requester": None, "precedent": None}
-    return decision.model_copy(update={**cleared, "state": "open", "blocking": True, "owner": fallback_owner})

@@ -316,8 +316,3 @@ def _checked_login(login: str) -> str:
             f"bot_login / PARKBOT_BOT_LOGIN must be one GitHub login such as github-actions[bot], not {login!r}"
         )
     return text
-
-
-def is_parkbot(login: str | None, trusted: tuple[str, ...]) -> bool:
-    """Whether ``login`` writes records that count as parkbot's (one of the ``trusted`` logins)."""
-    return login is not None and any(login.casefold() == t.casefold() for t in trusted)

@@ -39,6 +39,11 @@ def same_login(a: str | None, b: str | None) -> bool:
     return a.casefold() == b.casefold()
 
 
+def is_parkbot(login: str | None, trusted: tuple[str, ...]) -> bool:
+    """Whether ``login`` writes records that count as parkbot's (one of the ``trusted`` logins)."""
+    return login is not None and any(login.casefold() == t.casefold() for t in trusted)
+
+
 def _user(actor: Mapping[str, Any] | None) -> dict[str, Any] | None:
     login = actor_login(actor)
     if login is None or actor is None:
