@@ -11,7 +11,8 @@ The Python API, importable from here::
     backlog = Backlog.open(repo=".", backend="git")
     filed = backlog.park({"status": "needs_input", ...})
 
-Importing ``bot`` loads nothing else: every name below is imported on first use.
+Importing ``parkbot`` loads nothing else, not even :mod:`parkbot.core.lazy` (``parkbot --help`` imports this
+package and nothing but the command line): every name below is imported on first use.
 """
 
 from __future__ import annotations

@@ -19,8 +19,9 @@ and message the command would exit with.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from parkbot.core.lazy import exports
 
 #: Where each name lives, loaded on first use: a command loads only the module of the verbs it runs
 #: (``gate`` the reading, ``list`` the listing), not the filing, acting, planning and waiting code.
@@ -95,14 +96,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = exports(__name__, _EXPORTS)

@@ -10,8 +10,9 @@ the context (:mod:`.resume`); the acts' results are :mod:`.acts`, what they shar
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from parkbot.core.lazy import exports
 
 if TYPE_CHECKING:
     from parkbot.api.results.acts import Cited, Corrected, Filed, Inventory, Requested, Resolved, Synced
@@ -52,14 +53,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+__getattr__, __dir__ = exports(__name__, _WHERE)
