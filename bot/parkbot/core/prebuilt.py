@@ -75,21 +75,16 @@ def install(models: Iterable[Prebuilt]) -> None:
 
 
 class Adapter(Generic[T]):
-    """What parkbot uses of a ``TypeAdapter`` (validate and dump JSON), from a prebuilt schema."""
+    """What parkbot uses of a ``TypeAdapter`` (validating JSON and Python data), from a prebuilt schema."""
 
     def __init__(self, schema: Schema, config: Mapping[str, Any]) -> None:
-        core_schema = schema()
-        self.validator = SchemaValidator(core_schema, dict(config))  # type: ignore[arg-type]
-        self.serializer = SchemaSerializer(core_schema, dict(config))  # type: ignore[arg-type]
+        self.validator = SchemaValidator(schema(), dict(config))  # type: ignore[arg-type]
 
     def validate_json(self, data: str | bytes) -> T:
         return self.validator.validate_json(data)  # type: ignore[no-any-return]
 
     def validate_python(self, data: object) -> T:
         return self.validator.validate_python(data)  # type: ignore[no-any-return]
-
-    def dump_json(self, value: T, *, indent: int | None = None) -> bytes:
-        return self.serializer.to_json(value, indent=indent)
 
 
 class Validates(Protocol[T_co]):
