@@ -42,6 +42,7 @@ from parkbot.api import (
     poller,
     wait_for_answer,
 )
+from parkbot.api.results.decisions import ListedDecisions
 from parkbot.core.durations import Duration
 from parkbot.core.errors import InvalidInput, ParkbotError, Step, with_step
 from parkbot.core.models import DECISION_ID_REGEX, MAX_ID_LENGTH, describe_validation_error, result_json_schema
@@ -90,14 +91,6 @@ class ListArgs(_Args):
         le=100_000,
         description="At most this many decisions, the first in the listed order; truncated says when more matched.",
     )
-
-
-class ListedDecisions(DecisionList):
-    """``list``'s result over MCP: the command's list, cut at ``limit``, saying when it was cut."""
-
-    truncated: bool = Field(description="Whether more decisions matched than limit; narrow the query or raise limit.")
-    total: int = Field(description="How many decisions matched; count is how many are returned.")
-    note: str | None = Field(default=None, description="What was left out and how to see it, when truncated.")
 
 
 class CiteArgs(_Args):

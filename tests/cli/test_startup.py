@@ -296,17 +296,18 @@ def test_a_command_loads_its_own_module_and_no_other_command_module(repo: Path) 
 
 
 def test_the_schema_is_built_only_when_a_result_is_read(repo: Path) -> None:
-    """Models build their validators on first use (``defer_build``): gate reads no agent result."""
+    """Models build their validators on first use: gate reads no agent result."""
     code = (
         "from parkbot.cli import cli; import sys;\n"
         "sys.argv = ['parkbot', 'gate', '--ref', 'main']\n"
         "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
         "from parkbot.core import models\n"
-        "print(models.NeedsInput.__pydantic_complete__, models.results._result_adapter.cache_info().currsize)"
+        "print(type(models.NeedsInput.__dict__['__pydantic_validator__']).__name__,"
+        " models.results._result_validator.cache_info().currsize)"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env, check=True)
-    assert done.stdout.split()[-2:] == ["False", "0"]
+    assert done.stdout.split()[-2:] == ["_Lazy", "0"]
 
 
 def test_the_startup_benchmark_still_runs(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
-from pydantic import BaseModel, ValidationError
+from pydantic_core import ValidationError
 
 from parkbot.cli import cli
 from parkbot.core.config import (
@@ -33,6 +33,7 @@ from parkbot.core.config import (
     config_json_schema,
     parse_config,
 )
+from parkbot.core.modeling import Model
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = config_json_schema()
@@ -57,14 +58,14 @@ def _resolve(node: dict[str, Any]) -> dict[str, Any]:
     return node
 
 
-def _parity(model: type[BaseModel], node: dict[str, Any], where: str) -> None:
+def _parity(model: type[Model], node: dict[str, Any], where: str) -> None:
     node = _resolve(node)
     assert node["additionalProperties"] is False, f"{where}: unknown keys must be errors in the schema too"
     assert set(node["properties"]) == set(model.model_fields), where
     for name, field in model.model_fields.items():
         prop = _resolve(node["properties"][name])
         annotation = field.annotation
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if isinstance(annotation, type) and issubclass(annotation, Model):
             _parity(annotation, prop, f"{where}.{name}")
             continue
         assert prop.get("description") or node["properties"][name].get("description"), f"{where}.{name}: no help"

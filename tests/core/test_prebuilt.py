@@ -236,6 +236,33 @@ def test_under_another_pydantic_the_schemas_are_left_to_pydantic() -> None:
     assert isinstance(prebuilt.adapter(stale, "bucket", lambda: dict[str, list[str]]), TypeAdapter)
 
 
+def test_under_another_pydantic_core_the_models_are_pydantics_own() -> None:
+    """The light model layer runs the prebuilt schemas on the pydantic-core they were generated for, and only there."""
+    code = (
+        "import sys, types\n"
+        "stub = types.ModuleType('parkbot.core.prebuilt_version')\n"
+        "stub.PYDANTIC_VERSION, stub.PYDANTIC_CORE_VERSION = '2.0.0', '0.0.1'\n"
+        "sys.modules[stub.__name__] = stub\n"
+        "from pydantic import BaseModel\n"
+        "from parkbot.core.modeling import LIGHT\n"
+        "from parkbot.core.models import Decision\n"
+        "print(LIGHT, issubclass(Decision, BaseModel), type(Decision.__pydantic_validator__).__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.split() == ["False", "True", "MockValSer"]
+
+
+def test_on_the_pydantic_core_they_were_made_for_the_models_need_no_pydantic() -> None:
+    code = (
+        "import sys\n"
+        "from parkbot.core.modeling import LIGHT\n"
+        "from parkbot.core.models import Decision\n"
+        "print(LIGHT, 'pydantic' in sys.modules, Decision.__mro__[-2].__module__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.split() == ["True", "False", "parkbot.core.light_models"]
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_the_generated_modules_say_they_are_generated_and_from_what(path: str) -> None:
     text = (ROOT / path).read_text(encoding="utf-8")

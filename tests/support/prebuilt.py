@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
 from pydantic import BaseModel, TypeAdapter
 from pydantic._internal._config import ConfigWrapper
 from pydantic.version import VERSION
@@ -51,14 +52,28 @@ PATHS = (
 )
 
 
+#: The generated module that says which pydantic the schemas were generated with (see parkbot.core.modeling).
+VERSION_PATH = "bot/parkbot/core/prebuilt_version.py"
+#: The generated module of the models' JSON Schemas (``Model.model_json_schema()`` on the light model layer).
+JSON_SCHEMAS_PATH = "bot/parkbot/core/prebuilt_json_schemas.py"
+
+
 def _without_generated() -> None:
-    """Stand empty modules in for the generated ones, so the models load even while those are stale or missing.
+    """Define the models with pydantic's own model layer, and stand empty modules in for the generated ones,
+    so the models load even while those are stale or missing.
 
     Only when parkbot is not loaded yet (a fresh process, as ``--write`` and ``--check`` run); the
-    models then keep pydantic's own schemas, which is what is written out.
+    models then have pydantic's own schemas, which is what is written out.
     """
     if "parkbot.core.models" in sys.modules:
+        from parkbot.core.modeling import LIGHT
+
+        if LIGHT:
+            raise RuntimeError("the models are loaded on the light model layer: generate in a fresh process")
         return
+    version = types.ModuleType(_module_of(VERSION_PATH))
+    version.PYDANTIC_VERSION = version.PYDANTIC_CORE_VERSION = ""  # type: ignore[attr-defined]
+    sys.modules[version.__name__] = version
     for path in PATHS:
         stub = types.ModuleType(_module_of(path))
         stub.PYDANTIC_VERSION = ""  # type: ignore[attr-defined]
@@ -235,12 +250,49 @@ def generate(target: Target, before: Iterable[Target] = ()) -> str:
     )
 
 
+_HEADER = '"""Generated from the models by ``python -m tests.support.prebuilt --write``: do not edit.\n\n'
+
+
+def generate_version() -> str:
+    """The module naming the pydantic (and pydantic-core) the schemas were generated with."""
+    return (
+        _HEADER + "The pydantic the prebuilt schemas were generated with (see :mod:`parkbot.core.modeling`).\n"
+        '"""\n\n'
+        f"PYDANTIC_VERSION = {VERSION!r}\n"
+        f"PYDANTIC_CORE_VERSION = {pydantic_core.__version__!r}\n"
+    )
+
+
+def generate_json_schemas(targets: Iterable[Target]) -> str:
+    """The module of every model's and adapter's JSON Schema as pydantic generates it by default, as JSON text."""
+    rows = []
+    for target in targets:
+        for source in target.sources:
+            for model in _models(source):
+                text = json.dumps(model.model_json_schema(), sort_keys=False, separators=(",", ":"))
+                rows.append(f"    {model.__module__ + '.' + model.__qualname__!r}: {text!r},\n")
+        for name, kind in target.adapters.items():
+            text = json.dumps(TypeAdapter(kind()).json_schema(), sort_keys=False, separators=(",", ":"))
+            rows.append(f"    {name!r}: {text!r},\n")
+    return (
+        _HEADER + "The JSON Schema pydantic generates of each model (see :func:`parkbot.core.prebuilt.json_schema`).\n"
+        '"""\n\n'
+        "JSON_SCHEMAS: dict[str, str] = {\n" + "".join(rows) + "}\n"
+    )
+
+
+def _outputs(targets: list[Target]) -> dict[str, str]:
+    """Every generated module's path and text."""
+    found = {t.path: generate(t, targets[:i]) for i, t in enumerate(targets)}
+    found[VERSION_PATH] = generate_version()
+    found[JSON_SCHEMAS_PATH] = generate_json_schemas(targets)
+    return found
+
+
 def stale(targets: Iterable[Target] | None = None) -> list[str]:
     """The generated modules that differ from what the models generate now."""
-    targets = list(targets or _targets())
-    return [
-        t.path for i, t in enumerate(targets) if (ROOT / t.path).read_text(encoding="utf-8") != generate(t, targets[:i])
-    ]
+    outputs = _outputs(list(targets or _targets()))
+    return [path for path, text in outputs.items() if (ROOT / path).read_text(encoding="utf-8") != text]
 
 
 def _verdict(read: Callable[[str], Any], text: str) -> str:
@@ -306,9 +358,10 @@ def verdicts(kind: str, texts: list[str], *, prebuilt: bool) -> list[str]:
 def _print_verdicts(kind: str, own: bool) -> int:
     if own:
         _without_generated()
+    from parkbot.core.modeling import LIGHT
     from parkbot.core.models import Decision
 
-    if own == (type(Decision.__dict__["__pydantic_validator__"]).__name__ == "_Lazy"):
+    if own == LIGHT or own == (type(Decision.__dict__["__pydantic_validator__"]).__name__ == "_Lazy"):
         print("the validators are not the ones asked for", file=sys.stderr)
         return 1
     read = _readers()[kind]
@@ -327,9 +380,8 @@ def main(argv: list[str]) -> int:
         for path in behind:
             print(f"{path} is behind the models: run python -m tests.support.prebuilt --write", file=sys.stderr)
         return 1 if behind else 0
-    targets = _targets()
-    for i, target in enumerate(targets):
-        (ROOT / target.path).write_text(generate(target, targets[:i]), encoding="utf-8")
+    for path, text in _outputs(_targets()).items():
+        (ROOT / path).write_text(text, encoding="utf-8")
     return 0
 
 

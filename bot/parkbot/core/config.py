@@ -11,9 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-
 from parkbot.core.errors import InvalidInput
+from parkbot.core.modeling import ConfigDict, Field, Model, ValidationError, field_validator, model_validator
 from parkbot.core.prebuilt import install_from
 
 CONFIG_PATH = ".github/parkbot.yml"
@@ -33,7 +32,7 @@ CONFIG_PATHS = (CONFIG_PATH, ".github/parkbot.yaml")
 BRANCH_LIKE_REFS = ("refs/heads/", "refs/tags/", "refs/remotes/")
 
 
-class _Section(BaseModel):
+class _Section(Model):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
@@ -352,12 +351,12 @@ def config_json_schema() -> dict[str, Any]:
     }
 
 
-def _fill_defaults(model: type[BaseModel], node: dict[str, Any], definitions: dict[str, Any]) -> None:
+def _fill_defaults(model: type[Model], node: dict[str, Any], definitions: dict[str, Any]) -> None:
     """Defaults made by a factory (``{}``, ``["agent/**"]``), which pydantic leaves out, for editors to show."""
     for name, field in model.model_fields.items():
         prop = node["properties"][name]
         annotation = field.annotation
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if isinstance(annotation, type) and issubclass(annotation, Model):
             _fill_defaults(annotation, definitions[prop["$ref"].rsplit("/", 1)[1]], definitions)
         elif "default" not in prop and field.default_factory is not None:
             prop["default"] = field.get_default(call_default_factory=True)
@@ -369,7 +368,7 @@ def known_keys(path: tuple[Any, ...]) -> list[str]:
     for part in path:
         field = model.model_fields.get(part) if isinstance(part, str) else None
         annotation = getattr(field, "annotation", None)
-        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+        if not (isinstance(annotation, type) and issubclass(annotation, Model)):
             return []
         model = annotation
     return list(model.model_fields)

@@ -27,17 +27,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import (
-    BaseModel,
+from parkbot.core.figures import DashboardFigures
+from parkbot.core.modeling import (
     ConfigDict,
     Field,
+    Model,
     ValidationError,
     ValidatorFunctionWrapHandler,
     field_serializer,
     field_validator,
 )
-
-from parkbot.core.figures import DashboardFigures
 from parkbot.core.models import Decision
 
 #: Decisions listed per owner; the rest of an owner's are counted, not listed.
@@ -48,7 +47,7 @@ MAX_LISTED = 250
 DashboardWrite = Literal["created", "updated", "unchanged", "absent"]
 
 
-class _Frozen(BaseModel):
+class _Frozen(Model):
     model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
 

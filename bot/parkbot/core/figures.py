@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from parkbot.core.modeling import ConfigDict, Field, Model
 
 
-class Share(BaseModel):
+class Share(Model):
     """``count`` out of ``n``; ``share`` is ``count / n``, or None when there is nothing to divide by."""
 
     model_config = ConfigDict(defer_build=True)
@@ -27,7 +27,7 @@ class Share(BaseModel):
         return cls(count=count, n=n, share=(count / n) if n else None)
 
 
-class TimeToAnswer(BaseModel):
+class TimeToAnswer(Model):
     """Seconds from asking to answer, over ``n`` answered decisions."""
 
     model_config = ConfigDict(defer_build=True)
@@ -37,7 +37,7 @@ class TimeToAnswer(BaseModel):
     p90_seconds: float | None = Field(default=None, description="Nearest-rank 90th percentile.")
 
 
-class DashboardFigures(BaseModel):
+class DashboardFigures(Model):
     """The dashboard's headline numbers of the last 30 days, as of ``computed_at`` (a full recount)."""
 
     model_config = ConfigDict(defer_build=True)

@@ -27,10 +27,12 @@ Prebuilt = tuple[type, Schema, Mapping[str, Any]]
 
 
 def usable(generated_with: str) -> bool:
-    """Whether schemas generated under pydantic ``generated_with`` are the ones this pydantic would make."""
-    from pydantic.version import VERSION
+    """Whether schemas generated under pydantic ``generated_with`` are used: only on the light model layer
+    (:mod:`parkbot.core.modeling`), and only when generated with the rest."""
+    from parkbot.core.modeling import LIGHT
+    from parkbot.core.prebuilt_version import PYDANTIC_VERSION
 
-    return generated_with == VERSION
+    return LIGHT and generated_with == PYDANTIC_VERSION
 
 
 class _Lazy:
@@ -69,7 +71,8 @@ def install(models: Iterable[Prebuilt]) -> None:
                 setattr(cls, "__pydantic_validator__", SchemaValidator(core_schema, core_config))  # type: ignore[arg-type]  # noqa: B010
                 setattr(cls, "__pydantic_serializer__", SchemaSerializer(core_schema, core_config))  # type: ignore[arg-type]  # noqa: B010
 
-        for cls, _, _ in group:
+        for cls, schema, _ in group:
+            setattr(cls, "__parkbot_schema__", schema)  # noqa: B010 - any model class
             for name in ("__pydantic_validator__", "__pydantic_serializer__"):
                 setattr(cls, name, _Lazy(cls, name, build))
 
@@ -107,6 +110,16 @@ def install_from(generated: Generated) -> None:
     """Install a generated module's schemas, when they are the ones this pydantic would generate."""
     if usable(generated.PYDANTIC_VERSION):
         install(generated.MODELS)
+
+
+def json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema pydantic generates of the model or adapter ``name`` (``module.Class``), prebuilt."""
+    import json
+
+    from parkbot.core.prebuilt_json_schemas import JSON_SCHEMAS
+
+    found: dict[str, Any] = json.loads(JSON_SCHEMAS[name])
+    return found
 
 
 def adapter(generated: Generated, name: str, kind: Callable[[], Any]) -> Validates[Any]:

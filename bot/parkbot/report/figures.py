@@ -50,6 +50,7 @@ from pydantic import BaseModel, Field
 # The dashboard's index carries these, so they are core models; the report's names stay importable from here.
 from parkbot.core.figures import Share as Share
 from parkbot.core.figures import TimeToAnswer as TimeToAnswer
+from parkbot.core.modeling import Model
 from parkbot.core.models import Decision
 from parkbot.report.clusters import Cluster, find_clusters
 from parkbot.report.facts import Fact
@@ -147,7 +148,7 @@ def iso_week(moment: datetime) -> tuple[str, date]:
 #: Where a decision can be opened (a URL), or None; the CLI passes the backend's locations.
 Linker = Callable[[Decision], str | None]
 #: A refusal event: a mapping or a pydantic model (a question-log entry) with ``at`` and ``reason``.
-Refusal = Mapping[str, Any] | BaseModel
+Refusal = Mapping[str, Any] | BaseModel | Model
 
 
 def compute_report(
@@ -330,7 +331,7 @@ def weekly_counts(
 
 def _as_mapping(event: object) -> Mapping[str, Any] | None:
     """A log event as a mapping: a pydantic model (a log line) is dumped; anything else but a mapping is None."""
-    if isinstance(event, BaseModel):
+    if isinstance(event, BaseModel | Model):
         return event.model_dump()
     return event if isinstance(event, Mapping) else None
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field
-
 from parkbot.api.results.base import LocatedResult, ResultBase, location_fields
 from parkbot.api.results.gate import GateReport
 from parkbot.core.errors import ExitCode
+from parkbot.core.modeling import Field
 from parkbot.core.models import Answer, Citation, DecisionKind, DecisionState
 
 if TYPE_CHECKING:  # what the acts return, read by the results they make (the read commands load no act)

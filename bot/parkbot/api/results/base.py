@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr
-
 from parkbot.core.errors import ExitCode
+from parkbot.core.modeling import ConfigDict, Model, PrivateAttr
 from parkbot.core.tracker import Location
 from parkbot.details import Shown, detail_lines
 
 __all__ = ["FILED_SHOWN", "LOCATION_SHOWN", "LocatedResult", "ResultBase", "location_fields", "location_of", "where"]
 
 
-class ResultBase(BaseModel):
+class ResultBase(Model):
     """A command's outcome: ``model_dump(mode="json")`` is its ``--json``, ``text()`` its output for people."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)

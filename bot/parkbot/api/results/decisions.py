@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ConfigDict, Field
-
 from parkbot.api.results.base import ResultBase
 from parkbot.core.errors import ExitCode
+from parkbot.core.modeling import ConfigDict, Field
 from parkbot.core.models import Decision
 from parkbot.details import Shown, detail_lines
 
@@ -106,6 +105,14 @@ class DecisionList(ResultBase):
 
     decisions: list[DecisionItem]
     count: int
+
+
+class ListedDecisions(DecisionList):
+    """``list``'s result over MCP: the command's list, cut at ``limit``, saying when it was cut."""
+
+    truncated: bool = Field(description="Whether more decisions matched than limit; narrow the query or raise limit.")
+    total: int = Field(description="How many decisions matched; count is how many are returned.")
+    note: str | None = Field(default=None, description="What was left out and how to see it, when truncated.")
 
 
 # Last, once every model exists: validators from schemas generated ahead of time (parkbot.core.prebuilt).

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
-
 from parkbot.api.results.base import ResultBase
 from parkbot.core.errors import ExitCode
+from parkbot.core.modeling import Field
 from parkbot.core.tracker import GateResult
 
 __all__ = ["GateReport"]

@@ -6,10 +6,9 @@ import json
 from datetime import datetime
 from typing import Any
 
-from pydantic import Field
-
 from parkbot.api.results.base import ResultBase
 from parkbot.core.errors import ExitCode
+from parkbot.core.modeling import Field
 from parkbot.core.models import Citation, Decision, DecisionState, Option, Override
 
 __all__ = ["ResumeContext"]

@@ -11,14 +11,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    GetJsonSchemaHandler,
-)
 from pydantic_core import core_schema as cs
 
 from parkbot.core.identity import (
@@ -28,6 +20,7 @@ from parkbot.core.identity import (
     check_decision_id,
     normalize_name,
 )
+from parkbot.core.modeling import AfterValidator, BeforeValidator, ConfigDict, Field, GetJsonSchemaHandler, Model
 
 # Size limits: generous for real use, small enough that one result cannot exhaust a backend.
 MAX_QUESTION = 4_000
@@ -180,13 +173,13 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-class Strict(BaseModel):
+class Strict(Model):
     """Stored records: unknown fields are errors, so a typo must not silently drop information."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True, defer_build=True)
 
 
-class AgentInput(BaseModel):
+class AgentInput(Model):
     """What agents send: strict (no coercion), nothing unknown, text kept exactly as written.
 
     ``regex_engine="python-re"`` makes every pattern behave as a JSON Schema validator's ``pattern``

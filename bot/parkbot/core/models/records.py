@@ -7,14 +7,7 @@ import json
 from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    StringConstraints,
-)
-
+from parkbot.core.modeling import ConfigDict, Field, Model, PrivateAttr, StringConstraints
 from parkbot.core.models.fields import (
     MAX_SHORT,
     MAX_TEXT,
@@ -30,7 +23,7 @@ PERSON_ANSWER_KINDS = ("option", "free_text")
 MAX_CITED_LINES = 20
 
 
-class Proof(BaseModel):
+class Proof(Model):
     """What a backend could verify about who wrote a record: a signature, and whose it is.
 
     Never read from stored data (records carry it as a private attribute set by the adapter that
@@ -179,7 +172,7 @@ LogEvent = Literal[
 ]
 
 
-class LogEntry(BaseModel):
+class LogEntry(Model):
     """One line of the question log: what was asked or refused, and how it was answered.
 
     Precedents are looked up here, and the report clusters it, so it carries the question text.
@@ -226,7 +219,7 @@ DecisionState = Literal["open", "resolved", "abandoned"]
 DecisionKind = Literal["decision", "review"]
 
 
-class Decision(BaseModel):
+class Decision(Model):
     """A parked decision, as both backends store it. Built from a :class:`NeedsInput` by the lifecycle."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)

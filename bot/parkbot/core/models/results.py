@@ -9,20 +9,12 @@ from collections.abc import Collection, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    TypeAdapter,
-    ValidationError,
-    model_validator,
-)
-
 from parkbot.core.errors import InvalidInput
 from parkbot.core.identity import (
     SEPARATOR,
     decision_id,
 )
+from parkbot.core.modeling import ConfigDict, Field, Model, ValidationError, model_validator
 from parkbot.core.models.fields import (
     MAX_ASSUMPTIONS,
     MAX_DEPENDENTS,
@@ -47,6 +39,8 @@ from parkbot.core.models.fields import (
 from parkbot.core.suggest import closest, did_you_mean
 
 if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
     from parkbot.core.prebuilt import Validates
 
 
@@ -165,7 +159,7 @@ _STATUSES = ("needs_input", "done_with_assumptions", "done", "failed")
 
 def _result_fields(status: Any) -> list[str]:
     """The fields a result of ``status`` takes."""
-    models: dict[str, type[BaseModel]] = {
+    models: dict[str, type[Model]] = {
         "needs_input": NeedsInput,
         "done_with_assumptions": DoneWithAssumptions,
         "done": Done,
@@ -175,8 +169,10 @@ def _result_fields(status: Any) -> list[str]:
 
 
 @cache
-def _result_adapter() -> TypeAdapter[Result]:
-    """Built on first use, so commands that read no result do not pay for it."""
+def _result_adapter() -> "TypeAdapter[Result]":
+    """pydantic's adapter of a result (its JSON Schema), built on first use: pydantic's own model layer only."""
+    from pydantic import TypeAdapter
+
     return TypeAdapter(AgentResult)
 
 
@@ -231,7 +227,14 @@ def parse_result(data: Result | Mapping[str, Any] | str | bytes) -> Result:
 
 def result_json_schema() -> dict[str, Any]:
     """The published JSON Schema of every result an agent may return (``schema/agent-result.schema.json``)."""
-    schema = _result_adapter().json_schema()
+    from parkbot.core.modeling import LIGHT
+
+    if LIGHT:
+        from parkbot.core.prebuilt import json_schema
+
+        schema = json_schema("agent_result")
+    else:
+        schema = _result_adapter().json_schema()
     rules = "".join(f"\n- {rule}" for rule in RULES_BEYOND_THE_SCHEMA)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 
 from parkbot.core import prebuilt
 from parkbot.core.errors import BackendFailure
