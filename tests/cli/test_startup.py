@@ -60,6 +60,13 @@ NOT_FOR_GIT_COMMANDS = (
     # Near-miss suggestions (a refused answer) and parallel signature checks (signed answers) only.
     "difflib",
     "concurrent.futures",
+    # The models are defined on the light model layer (parkbot.core.modeling), which pydantic-core validates
+    # from the prebuilt schemas: pydantic's model layer, and the typing helpers it loads, are never imported.
+    "pydantic",
+    "annotated_types",
+    "typing_inspection",
+    # JSON Schemas come prebuilt, for the commands that print one.
+    "parkbot.core.prebuilt_json_schemas",
 )
 
 

@@ -246,6 +246,7 @@ class Model:
             cls.__hash__ = _frozen_hash  # type: ignore[assignment]
 
     def __init__(self, /, **data: Any) -> None:
+        __tracebackhide__ = True  # as pydantic's: a failed validation is the caller's
         type(self).__pydantic_validator__.validate_python(data, self_instance=self)
 
     @classmethod
