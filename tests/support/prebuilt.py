@@ -180,6 +180,10 @@ class _Writer:
             return "{" + ", ".join(f"{self.value(k)}: {self.value(v)}" for k, v in obj.items()) + "}"
         if isinstance(obj, list):
             return "[" + ", ".join(self.value(v) for v in obj) + "]"
+        if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):  # a NamedTuple: made again by name
+            kind = type(obj)
+            fields = ", ".join(f"{name}={self.value(getattr(obj, name))}" for name in kind._fields)  # type: ignore[attr-defined]
+            return f"{self.alias(kind.__module__)}.{kind.__qualname__}({fields})"
         if isinstance(obj, tuple):
             return "(" + "".join(f"{self.value(v)}, " for v in obj) + ")"
         if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from parkbot.core.errors import InvalidInput
 from parkbot.core.modeling import ConfigDict, Field, Model, ValidationError, field_validator, model_validator
@@ -397,8 +396,7 @@ MAX_CONFIG_BYTES = 256 * 1024
 YAML11_BOOLEANS = frozenset({"y", "yes", "n", "no", "on", "off"})
 
 
-@dataclass(frozen=True)
-class ConfigWarning:
+class ConfigWarning(NamedTuple):
     """Something valid but likely to surprise (YAML 1.1 tools would read it differently)."""
 
     line: int

@@ -7,9 +7,8 @@ Each rule is stated once: the patterns and lengths the JSON Schema shows are the
 
 import json
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from pydantic_core import core_schema as cs
 
@@ -98,8 +97,7 @@ class _OrString:
         return {"anyOf": [{"type": "string", **self.string_schema}, handler(schema)]}
 
 
-@dataclass(frozen=True)
-class _NameRule:
+class _NameRule(NamedTuple):
     """A name field's rule, saying which field it checks (a class, not a closure: the prebuilt schemas name it)."""
 
     what: str
