@@ -120,7 +120,9 @@ NOT_FOR_READ_COMMANDS = (
     "parkbot.core.questions",
     # Merging another copy of the backlog (``sync``).
     "parkbot.trackers.git.sync",
-    # Writing an agent's result: the result schema and the filing of commits.
+    # Writing an agent's result: the result models, their schemas and the filing of commits.
+    "parkbot.core.models.results",
+    "parkbot.core.models.prebuilt_results_schemas",
     "parkbot.core.filing",
     # The API's verbs that write, and their results: each verb loads its own module when called.
     "parkbot.api.acting",

@@ -42,6 +42,7 @@ class Target:
 #: The generated modules, by path (the models import them; see :func:`_without_generated`).
 PATHS = (
     "bot/parkbot/core/models/prebuilt_schemas.py",
+    "bot/parkbot/core/models/prebuilt_results_schemas.py",
     "bot/parkbot/core/prebuilt_config_schemas.py",
     "bot/parkbot/core/prebuilt_figures_schemas.py",
     "bot/parkbot/core/prebuilt_dashboard_index_schemas.py",
@@ -90,19 +91,20 @@ def _targets() -> list[Target]:
     return [
         Target(
             PATHS[0],
-            ("parkbot.core.models.fields", "parkbot.core.models.records", "parkbot.core.models.results"),
+            ("parkbot.core.models.fields", "parkbot.core.models.records"),
             {
                 "log_lines": lambda: list[LogEntry],
                 "answers": lambda: list[Answer],
                 "bucket": lambda: dict[str, list[str]],
-                "agent_result": lambda: AgentResult,
             },
         ),
-        Target(PATHS[1], ("parkbot.core.config",)),
-        Target(PATHS[2], ("parkbot.core.figures",)),
-        Target(PATHS[3], ("parkbot.core.dashboard_index",)),
+        # Agent results apart: a command that reads no result (gate, show, list) never loads them.
+        Target(PATHS[1], ("parkbot.core.models.results",), {"agent_result": lambda: AgentResult}),
+        Target(PATHS[2], ("parkbot.core.config",)),
+        Target(PATHS[3], ("parkbot.core.figures",)),
+        Target(PATHS[4], ("parkbot.core.dashboard_index",)),
         # One per module of results, so that a command loads the schemas of its own results only.
-        *(Target(path, (_module_of(path).replace(".prebuilt_", ".").removesuffix("_schemas"),)) for path in PATHS[4:]),
+        *(Target(path, (_module_of(path).replace(".prebuilt_", ".").removesuffix("_schemas"),)) for path in PATHS[5:]),
     ]
 
 

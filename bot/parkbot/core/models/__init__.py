@@ -10,6 +10,8 @@ plain JSON Schema cannot state are listed in :data:`RULES_BEYOND_THE_SCHEMA`, an
 description lists them too.
 """
 
+from typing import TYPE_CHECKING
+
 # The identity names the models are built on, importable from here as they always were.
 from parkbot.core.identity import (
     MAX_NAME_LENGTH,
@@ -81,18 +83,26 @@ from parkbot.core.models.records import (
     Proof,
     Verbatim,
 )
-from parkbot.core.models.results import (
-    AgentResult,
-    Done,
-    DoneWithAssumptions,
-    Failed,
-    NeedsInput,
-    Result,
-    default_title,
-    describe_validation_error,
-    load_json,
-    parse_result,
-    result_json_schema,
+
+if TYPE_CHECKING:
+    from parkbot.core.models.results import (
+        AgentResult,
+        Done,
+        DoneWithAssumptions,
+        Failed,
+        NeedsInput,
+        Result,
+        default_title,
+        describe_validation_error,
+        load_json,
+        parse_result,
+        result_json_schema,
+    )
+
+#: Agent results load on first use: a command that reads no result (``gate``, ``show``, ``list``) never defines them.
+_RESULTS = (
+    "AgentResult Done DoneWithAssumptions Failed NeedsInput "
+    "Result default_title describe_validation_error load_json parse_result result_json_schema"
 )
 
 __all__ = [
@@ -174,7 +184,11 @@ __all__ = [
 ]
 
 # Last, once every model exists: validators from schemas generated ahead of time (parkbot.core.prebuilt).
-from parkbot.core.models import prebuilt_schemas as _generated
-from parkbot.core.prebuilt import install_from
+from parkbot.core.models import prebuilt_schemas as _generated  # noqa: E402
+from parkbot.core.prebuilt import install_from  # noqa: E402
 
 install_from(_generated)
+
+from parkbot.core.lazy import exports  # noqa: E402
+
+__getattr__, __dir__ = exports(__name__, dict.fromkeys(_RESULTS.split(), "parkbot.core.models.results"))

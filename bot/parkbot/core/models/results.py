@@ -180,9 +180,9 @@ def _result_adapter() -> "TypeAdapter[Result]":
 def _result_validator() -> "Validates[Any]":
     """The validator of :func:`_result_adapter`, from its prebuilt schema."""
     from parkbot.core import prebuilt
-    from parkbot.core.models import prebuilt_schemas
+    from parkbot.core.models import prebuilt_results_schemas
 
-    return prebuilt.adapter(prebuilt_schemas, "agent_result", lambda: AgentResult)
+    return prebuilt.adapter(prebuilt_results_schemas, "agent_result", lambda: AgentResult)
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -295,3 +295,10 @@ def default_title(question: str) -> str:
     """The question's first line, cut to fit a title."""
     first = next((line.strip() for line in question.splitlines() if line.strip()), question.strip())
     return first if len(first) <= 120 else first[:119].rstrip() + "…"
+
+
+# Last, once every model exists: validators from schemas generated ahead of time (parkbot.core.prebuilt).
+from parkbot.core.models import prebuilt_results_schemas as _generated  # noqa: E402
+from parkbot.core.prebuilt import install_from  # noqa: E402
+
+install_from(_generated)
