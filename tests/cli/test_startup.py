@@ -65,6 +65,9 @@ NOT_FOR_GIT_COMMANDS = (
     "pydantic",
     "annotated_types",
     "typing_inspection",
+    # Nor do they run pydantic-core's package, which describes core schemas to type checkers: the engine is
+    # loaded without it (parkbot.core.engine).
+    "pydantic_core.core_schema",
     # JSON Schemas come prebuilt, for the commands that print one.
     "parkbot.core.prebuilt_json_schemas",
 )

@@ -20,12 +20,10 @@ import types
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pydantic_core
-from pydantic import BaseModel, TypeAdapter
-from pydantic._internal._config import ConfigWrapper
-from pydantic.version import VERSION
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -116,6 +114,8 @@ _REF_ID = re.compile(r":\d+$")
 
 
 def _models(module: str) -> list[type[BaseModel]]:
+    from pydantic import BaseModel
+
     mod = importlib.import_module(module)
     return [
         o
@@ -196,6 +196,8 @@ class _Writer:
 
 
 def _core_config(cls: type[BaseModel]) -> dict[str, Any]:
+    from pydantic._internal._config import ConfigWrapper
+
     return dict(ConfigWrapper(cls.model_config, check=False).core_config(title=cls.__name__))
 
 
@@ -210,6 +212,9 @@ def _model_schemas(target: Target) -> list[tuple[str, dict[str, Any], dict[str, 
 
 def generate(target: Target, before: Iterable[Target] = ()) -> str:
     """The source of one generated module; models of the ``before`` modules are called, not repeated."""
+    from pydantic import TypeAdapter
+    from pydantic.version import VERSION
+
     schemas: list[tuple[str, dict[str, Any], dict[str, Any], type[BaseModel] | None]] = []
     schemas.extend(_model_schemas(target))
     for name, kind in target.adapters.items():
@@ -261,6 +266,9 @@ _HEADER = '"""Generated from the models by ``python -m tests.support.prebuilt --
 
 def generate_version() -> str:
     """The module naming the pydantic (and pydantic-core) the schemas were generated with."""
+    import pydantic_core
+    from pydantic.version import VERSION
+
     return (
         _HEADER + "The pydantic the prebuilt schemas were generated with (see :mod:`parkbot.core.modeling`).\n"
         '"""\n\n'
@@ -271,6 +279,8 @@ def generate_version() -> str:
 
 def generate_json_schemas(targets: Iterable[Target]) -> str:
     """The module of every model's and adapter's JSON Schema as pydantic generates it by default, as JSON text."""
+    from pydantic import TypeAdapter
+
     rows = []
     for target in targets:
         for source in target.sources:
@@ -303,9 +313,8 @@ def stale(targets: Iterable[Target] | None = None) -> list[str]:
 
 def _verdict(read: Callable[[str], Any], text: str) -> str:
     """What reading ``text`` gives: the value as JSON, or the error exactly as a user would meet it."""
-    from pydantic import ValidationError
-
     from parkbot.core.errors import InvalidInput
+    from parkbot.core.modeling import ValidationError
 
     try:
         value = read(text)

@@ -7,11 +7,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import pydantic_core
-
 from parkbot.api.results.decisions import DecisionItem, DecisionList
 from parkbot.core import lifecycle
 from parkbot.core.config import Config
+from parkbot.core.engine import to_json
 from parkbot.core.listing import ListQuery
 from parkbot.core.models import Answer, Citation, Decision, Option, Override
 from parkbot.core.tracker import BacklogHints, Tracker
@@ -54,7 +53,7 @@ def _item_json(decision: Decision) -> str:
         return json.dumps(DecisionItem.of(decision).model_dump(mode="json"), indent=2, default=str)
     _nested_serializers()
     item = {**vars(decision), "chain": decision.chain(), "problems": list(decision.problems)}  # vars: its fields
-    return pydantic_core.to_json(item, indent=2, ensure_ascii=True).decode("ascii")
+    return to_json(item, indent=2, ensure_ascii=True).decode("ascii")
 
 
 def _list_row(decision: Decision) -> str:

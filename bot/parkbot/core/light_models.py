@@ -19,7 +19,7 @@ import copy as _copy
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
-from pydantic_core import PydanticUndefined, ValidationError
+from parkbot.core.engine import PydanticUndefined, ValidationError
 
 __all__ = [
     "AfterValidator",

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pydantic_core
-from pydantic_core import ValidationError
-
+from parkbot.core.engine import VERSION, ValidationError
 from parkbot.core.prebuilt_version import PYDANTIC_CORE_VERSION
 
 #: Whether the models are defined on the light model layer (the prebuilt schemas are usable).
-LIGHT = pydantic_core.__version__ == PYDANTIC_CORE_VERSION
+LIGHT = VERSION == PYDANTIC_CORE_VERSION
 
 if TYPE_CHECKING or not LIGHT:
     from pydantic import (

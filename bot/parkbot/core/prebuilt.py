@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
-from pydantic_core import SchemaSerializer, SchemaValidator
+from parkbot.core.engine import SchemaSerializer, SchemaValidator
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)

@@ -8,9 +8,7 @@ Each rule is stated once: the patterns and lengths the JSON Schema shows are the
 import json
 import re
 from datetime import UTC, datetime
-from typing import Annotated, Any, NamedTuple
-
-from pydantic_core import core_schema as cs
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from parkbot.core.identity import (
     MAX_NAME_LENGTH,
@@ -20,6 +18,9 @@ from parkbot.core.identity import (
     normalize_name,
 )
 from parkbot.core.modeling import AfterValidator, BeforeValidator, ConfigDict, Field, GetJsonSchemaHandler, Model
+
+if TYPE_CHECKING:
+    from pydantic_core import core_schema as cs
 
 # Size limits: generous for real use, small enough that one result cannot exhaust a backend.
 MAX_QUESTION = 4_000
@@ -83,7 +84,7 @@ class _Schema:
     def __init__(self, **keywords: Any) -> None:
         self.keywords = keywords
 
-    def __get_pydantic_json_schema__(self, schema: cs.CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+    def __get_pydantic_json_schema__(self, schema: "cs.CoreSchema", handler: GetJsonSchemaHandler) -> dict[str, Any]:
         return {**handler(schema), **self.keywords}
 
 
@@ -93,7 +94,7 @@ class _OrString:
     def __init__(self, string_schema: dict[str, Any]) -> None:
         self.string_schema = string_schema
 
-    def __get_pydantic_json_schema__(self, schema: cs.CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+    def __get_pydantic_json_schema__(self, schema: "cs.CoreSchema", handler: GetJsonSchemaHandler) -> dict[str, Any]:
         return {"anyOf": [{"type": "string", **self.string_schema}, handler(schema)]}
 
 

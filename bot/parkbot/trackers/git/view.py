@@ -13,9 +13,8 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any
 
-from pydantic_core import ValidationError
-
 from parkbot.core import prebuilt
+from parkbot.core.engine import ValidationError
 from parkbot.core.errors import BackendFailure
 from parkbot.core.models import Answer, Decision, LogEntry, prebuilt_schemas
 from parkbot.core.prebuilt import Validates
