@@ -58,8 +58,6 @@ if TYPE_CHECKING:
         Command,
         ParkAction,
         ParkOutcome,
-        ResolveAction,
-        ResolveOutcome,
         log_entry,
     )
     from parkbot.core.lifecycle.parking import blocking_lowered, build_decision, merge_refiling, park
@@ -68,6 +66,8 @@ if TYPE_CHECKING:
     from parkbot.core.lifecycle.reading import decisions, recorded_answer, verify
     from parkbot.core.lifecycle.resolving import (
         OPTIONS_CHANGED,
+        ResolveAction,
+        ResolveOutcome,
         act_command,
         answer_command,
         complete,
@@ -112,14 +112,14 @@ _NAMES_IN = {
     ),
     "parkbot.core.lifecycle.escalation": "escalate escalation_command return_to_requester",
     "parkbot.core.lifecycle.gates": "evaluate_gate gate linked per_commit",
-    "parkbot.core.lifecycle.outcomes": (
-        "COMMAND_FOR_KIND PARK_ATTEMPTS Command ParkAction ParkOutcome ResolveAction ResolveOutcome log_entry"
-    ),
+    "parkbot.core.lifecycle.outcomes": ("COMMAND_FOR_KIND PARK_ATTEMPTS Command ParkAction ParkOutcome log_entry"),
     "parkbot.core.lifecycle.parking": "blocking_lowered build_decision merge_refiling park",
     "parkbot.core.lifecycle.possible": "Act PossibleAct possible_acts",
     "parkbot.core.lifecycle.queue": "QueueGate QueueState queue_gate",
     "parkbot.core.lifecycle.reading": "decisions recorded_answer verify",
-    "parkbot.core.lifecycle.resolving": "OPTIONS_CHANGED act_command answer_command complete interpret_answer resolve",
+    "parkbot.core.lifecycle.resolving": (
+        "OPTIONS_CHANGED ResolveAction ResolveOutcome act_command answer_command complete interpret_answer resolve"
+    ),
     "parkbot.core.lifecycle.review": "REVIEW_KEY accept_review override_assumption park_review",
     "parkbot.core.lifecycle.waiting": "answer_of poll_answer",
     "parkbot.core.models": (
