@@ -149,6 +149,12 @@ NOT_FOR_READ_COMMANDS = (
     "parkbot.core.dashboard_index",
     "parkbot.core.figures",
     "parkbot.core.merge",
+    # Durations are read from an option or a setting that holds one (``wait --timeout``, ``list
+    # --answered-since``); the capabilities only the event handlers and ``wait`` test for; a merge-queue
+    # commit's gate (the ``merge_group`` event).
+    "parkbot.core.durations",
+    "parkbot.core.capabilities",
+    "parkbot.core.lifecycle.queue",
 )
 
 #: What each read command loads of the API and the results beyond what they share, and nothing else of them.
@@ -219,6 +225,12 @@ def test_park_loads_neither_the_planner_nor_the_dashboard_nor_the_acts_of_an_own
         "parkbot.core.lifecycle.escalation",
         "parkbot.core.lifecycle.review",
         "importlib.metadata",
+        # A new question without a precedent to apply runs no resolution step; it reads no duration, tests
+        # for no capability of the event handlers, and gates no merge-queue commit.
+        "parkbot.core.lifecycle.resolving",
+        "parkbot.core.durations",
+        "parkbot.core.capabilities",
+        "parkbot.core.lifecycle.queue",
     )
     assert loaded(modules, never) == []
 
@@ -228,6 +240,7 @@ def test_park_and_sync_do_load_what_the_read_commands_leave_out(repo: Path, tmp_
     fresh = tmp_path / "fresh.json"
     fresh.write_text(EXAMPLE.read_text(encoding="utf-8").replace("billing-42", "policy-3"), encoding="utf-8")
     assert loaded(imported(["park", str(fresh)], repo), ("parkbot.core.policy",)) == ["parkbot.core.policy"]
+    assert "parkbot.core.durations" in imported(["list", "--answered-since", "30d"], repo)
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
     subprocess.run(["git", "remote", "add", "origin", str(remote)], cwd=repo, check=True)

@@ -24,25 +24,26 @@ from parkbot.cli.messages import cli_message, error_object
 from parkbot.core.errors import ExitCode, ParkbotError
 from parkbot.terminal import printable
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for the type checker only: nothing tests these at run time
     from parkbot.api import Backlog
     from parkbot.backends import Backend
 
-F = TypeVar("F", bound=Callable[..., Any])
+    F = TypeVar("F", bound=Callable[..., Any])
+
+    class Printable(Protocol):
+        """What a command prints: its ``--json`` object, its text for people, and how it exits."""
+
+        @property
+        def exit_code(self) -> ExitCode: ...
+
+        def model_dump(self, *, mode: str) -> dict[str, Any]: ...
+
+        def text(self) -> str: ...
+
+
 #: The backends ``--backend`` offers (the same names as :data:`parkbot.backends.BACKENDS`, kept here so
 #: ``--help`` imports no backend code).
 BACKEND_NAMES = ("git", "github")
-
-
-class Printable(Protocol):
-    """What a command prints: its ``--json`` object, its text for people, and how it exits."""
-
-    @property
-    def exit_code(self) -> ExitCode: ...
-
-    def model_dump(self, *, mode: str) -> dict[str, Any]: ...
-
-    def text(self) -> str: ...
 
 
 class State:

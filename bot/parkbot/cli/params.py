@@ -1,14 +1,23 @@
-"""Click parameter types over :mod:`parkbot.core.durations`: one way to write a duration on every option."""
+"""Click parameter types over :mod:`parkbot.core.durations`: one way to write a duration on every option.
+
+:mod:`parkbot.core.durations` loads when a value is converted, not with the command that declares the
+option: ``gate``, ``show`` and ``list`` without a duration never load it.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from parkbot.core.durations import EXAMPLES, Duration, moment
 from parkbot.core.errors import InvalidInput
+from parkbot.core.lazy import exports
+
+if TYPE_CHECKING:
+    from parkbot.core.durations import EXAMPLES, Duration
+else:
+    __getattr__, __dir__ = exports(__name__, {"EXAMPLES": "parkbot.core.durations"})
 
 
 class DurationType(click.ParamType):  # type: ignore[type-arg]  # generic only from click 8.2
@@ -23,6 +32,8 @@ class DurationType(click.ParamType):  # type: ignore[type-arg]  # generic only f
         return "DURATION"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Duration:
+        from parkbot.core.durations import Duration
+
         if isinstance(value, Duration):
             return value
         try:
@@ -42,6 +53,8 @@ class MomentType(click.ParamType):  # type: ignore[type-arg]  # generic only fro
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime:
         if isinstance(value, datetime):
             return value
+        from parkbot.core.durations import moment
+
         try:
             return moment(str(value), datetime.now(UTC).replace(microsecond=0), what="")
         except InvalidInput as exc:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import signal
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import click
 
 from parkbot.cli.common import State, backend_options, by_option, show
 from parkbot.cli.params import DurationType
-from parkbot.core.durations import Duration
+
+if TYPE_CHECKING:
+    from parkbot.core.durations import Duration
 
 
 class Interrupted(Exception):

@@ -10,11 +10,13 @@ import fnmatch
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from parkbot.core.durations import Duration, moment
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import Decision, utcnow
+
+if TYPE_CHECKING:
+    from parkbot.core.durations import Duration
 
 __all__ = ["Awaiting", "ListQuery", "ListState", "Since"]
 
@@ -31,6 +33,8 @@ class Since:
     value: Duration | timedelta | datetime | str
 
     def moment(self, now: datetime) -> datetime:
+        from parkbot.core.durations import Duration, moment  # only a list with answered_since reads a duration
+
         value = self.value
         if isinstance(value, datetime):
             return value

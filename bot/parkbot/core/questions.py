@@ -21,12 +21,14 @@ _IDENT = re.compile(r"\b(?:[a-z]+-\d+|[0-9a-f]{7,40}|[0-9a-f]{8}-[0-9a-f-]{27})\
 _QUOTED = re.compile(r"([\"'`]).*?\1")
 _SPACE = re.compile(r"\s+")
 
-_CURLY = re.compile("\u201c[^\u201d\n]*\u201d|\u2018[^\u2019\n]*\u2019")
-_DIGIT = re.compile(r"\d")
+# What only the report's :func:`coarsen` uses: patterns, compiled by ``re`` on their first use (and kept in its
+# cache), not when a park loads this module for its precedents.
+_CURLY = "\u201c[^\u201d\n]*\u201d|\u2018[^\u2019\n]*\u2019"
+_DIGIT = r"\d"
 # A word that mixes digits with letters or underscores: v2, order_7, 12d3, x86.
-_MIXED = re.compile(r"\b(?=\w*\d)(?=\w*[^\W\d])\w+\b")
+_MIXED = r"\b(?=\w*\d)(?=\w*[^\W\d])\w+\b"
 # Placeholders chained by separators, what a uuid or a dotted id becomes: <id>-<id>-<n>, <n>.<id>.
-_CHAIN = re.compile(r"<(?:id|n)>(?:[-_.:#/]<(?:id|n)>)+")
+_CHAIN = r"<(?:id|n)>(?:[-_.:#/]<(?:id|n)>)+"
 
 
 def normalize_question(text: str) -> str:
@@ -45,11 +47,11 @@ def coarsen(normalized: str) -> str:
     """The report's key for an already normalized question (see :func:`cluster_key`)."""
     text = normalized
     if "\u201c" in text or "\u2018" in text:
-        text = _CURLY.sub("<q>", text)
-    if _DIGIT.search(text):
-        text = _MIXED.sub("<id>", text)
+        text = re.sub(_CURLY, "<q>", text)
+    if re.search(_DIGIT, text):
+        text = re.sub(_MIXED, "<id>", text)
     if "<" in text:
-        text = _CHAIN.sub("<id>", text)
+        text = re.sub(_CHAIN, "<id>", text)
     return text
 
 

@@ -17,8 +17,9 @@ exactly the same rules and the rules are tested without either.
 
 Modules: :mod:`.parking` (park), :mod:`.resolving` (resolve, and an owner's act as a comment command),
 :mod:`.escalation` (escalate, return), :mod:`.review` (review items), :mod:`.by_hand` (finishing, and items
-closed or reopened by hand), :mod:`.waiting` (wait, poll), :mod:`.gates` (the gate), :mod:`.reading` (read and
-verify), :mod:`.outcomes` (what they return), :mod:`.possible` (what an owner can do).
+closed or reopened by hand), :mod:`.waiting` (wait, poll), :mod:`.gates` (the gate), :mod:`.queue` (the gate of a
+merge-queue commit), :mod:`.reading` (read and verify), :mod:`.outcomes` (what they return), :mod:`.possible`
+(what an owner can do).
 Every name is importable from here, as it always was, and each is loaded on first use: a command that
 only reads (``gate``, ``show``, ``resume``, ``list``) loads :mod:`.reading`, :mod:`.gates` and :mod:`.waiting`,
 never the acts that write.
@@ -50,22 +51,23 @@ if TYPE_CHECKING:
         reopened_by_hand,
     )
     from parkbot.core.lifecycle.escalation import escalate, escalation_command, return_to_requester
-    from parkbot.core.lifecycle.gates import QueueGate, QueueState, evaluate_gate, gate, linked, per_commit, queue_gate
+    from parkbot.core.lifecycle.gates import evaluate_gate, gate, linked, per_commit
     from parkbot.core.lifecycle.outcomes import (
         COMMAND_FOR_KIND,
         PARK_ATTEMPTS,
         Command,
         ParkAction,
         ParkOutcome,
-        ResolveAction,
-        ResolveOutcome,
         log_entry,
     )
     from parkbot.core.lifecycle.parking import blocking_lowered, build_decision, merge_refiling, park
     from parkbot.core.lifecycle.possible import Act, PossibleAct, possible_acts
+    from parkbot.core.lifecycle.queue import QueueGate, QueueState, queue_gate
     from parkbot.core.lifecycle.reading import decisions, recorded_answer, verify
     from parkbot.core.lifecycle.resolving import (
         OPTIONS_CHANGED,
+        ResolveAction,
+        ResolveOutcome,
         act_command,
         answer_command,
         complete,
@@ -109,14 +111,15 @@ _NAMES_IN = {
         "index_changed_by_hand reopened_by_hand"
     ),
     "parkbot.core.lifecycle.escalation": "escalate escalation_command return_to_requester",
-    "parkbot.core.lifecycle.gates": "QueueGate QueueState evaluate_gate gate linked per_commit queue_gate",
-    "parkbot.core.lifecycle.outcomes": (
-        "COMMAND_FOR_KIND PARK_ATTEMPTS Command ParkAction ParkOutcome ResolveAction ResolveOutcome log_entry"
-    ),
+    "parkbot.core.lifecycle.gates": "evaluate_gate gate linked per_commit",
+    "parkbot.core.lifecycle.outcomes": ("COMMAND_FOR_KIND PARK_ATTEMPTS Command ParkAction ParkOutcome log_entry"),
     "parkbot.core.lifecycle.parking": "blocking_lowered build_decision merge_refiling park",
     "parkbot.core.lifecycle.possible": "Act PossibleAct possible_acts",
+    "parkbot.core.lifecycle.queue": "QueueGate QueueState queue_gate",
     "parkbot.core.lifecycle.reading": "decisions recorded_answer verify",
-    "parkbot.core.lifecycle.resolving": "OPTIONS_CHANGED act_command answer_command complete interpret_answer resolve",
+    "parkbot.core.lifecycle.resolving": (
+        "OPTIONS_CHANGED ResolveAction ResolveOutcome act_command answer_command complete interpret_answer resolve"
+    ),
     "parkbot.core.lifecycle.review": "REVIEW_KEY accept_review override_assumption park_review",
     "parkbot.core.lifecycle.waiting": "answer_of poll_answer",
     "parkbot.core.models": (

@@ -12,8 +12,8 @@ from parkbot.core.config import Config
 from parkbot.core.dashboard_index import Changed
 from parkbot.core.errors import InvalidInput
 from parkbot.core.lifecycle.gates import block_and_publish, gate
-from parkbot.core.lifecycle.outcomes import COMMAND_FOR_KIND, ResolveOutcome, log_entry
-from parkbot.core.lifecycle.resolving import resolve
+from parkbot.core.lifecycle.outcomes import COMMAND_FOR_KIND, log_entry
+from parkbot.core.lifecycle.resolving import ResolveOutcome, resolve
 from parkbot.core.lifecycle.review import accept_review
 from parkbot.core.models import Answer, Decision, utcnow
 from parkbot.core.tracker import GateResult, Location, Tracker

@@ -1,4 +1,8 @@
-"""What each act of the lifecycle returns, and what they share: the question-log line and the retry count."""
+"""What each act of the lifecycle returns, and what they share: the question-log line and the retry count.
+
+What an answer returns (:class:`~parkbot.core.lifecycle.resolving.ResolveOutcome`) lives with the resolution
+steps, which a park of a new question does not load; it is importable from here as well, loaded on first use.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from parkbot.core.models import Answer, Decision, LogEntry
+from parkbot.core.lazy import exports
+from parkbot.core.models import Decision, LogEntry
 from parkbot.core.tracker import GateResult, Location
 
 if TYPE_CHECKING:
     from parkbot.core.dashboard_index import Changed
+    from parkbot.core.lifecycle.resolving import ResolveAction, ResolveOutcome
+else:
+    __getattr__, __dir__ = exports(
+        __name__, dict.fromkeys(("ResolveAction", "ResolveOutcome"), "parkbot.core.lifecycle.resolving")
+    )
 
 ParkAction = Literal["created", "updated", "unchanged"]
-ResolveAction = Literal["resolved", "completed", "unchanged", "confirmed"]
 #: How the owner answered: ``decide`` names an option, ``answer`` gives text, ``default`` an assumption.
 Command = Literal["decide", "answer", "default", "auto"]
 
@@ -42,24 +51,6 @@ class ParkOutcome:
         return Changed(decision_id=self.decision.id, was_open=was_open, moved=self.moved)
 
 
-@dataclass(frozen=True)
-class ResolveOutcome:
-    """An answer recorded (``resolved``), a stopped resolution finished (``completed``), or nothing to do."""
-
-    decision: Decision
-    action: ResolveAction
-    answer: Answer
-    location: Location
-    gates: list[GateResult] = field(default_factory=list)
-
-    @property
-    def changed(self) -> Changed | None:
-        """Its dashboard line: an answer takes an open decision off it; an unchanged one needs nothing."""
-        from parkbot.core.dashboard_index import Changed
-
-        return None if self.action == "unchanged" else Changed(decision_id=self.decision.id)
-
-
 def log_entry(event: str, decision: Decision, now: datetime, **extra: Any) -> LogEntry:
     """A question-log line carrying what precedents and the report need."""
     answer = decision.answer
@@ -77,3 +68,14 @@ PARK_ATTEMPTS = 5
 
 #: The command that re-records an answer of each kind (``Answer.same_answer`` compares kinds too).
 COMMAND_FOR_KIND: dict[str, Command] = {"option": "decide", "free_text": "answer", "default": "default"}
+
+__all__ = [
+    "COMMAND_FOR_KIND",
+    "PARK_ATTEMPTS",
+    "Command",
+    "ParkAction",
+    "ParkOutcome",
+    "ResolveAction",
+    "ResolveOutcome",
+    "log_entry",
+]

@@ -10,7 +10,6 @@ from parkbot.core.errors import ConcurrentChange, Refused
 from parkbot.core.lifecycle.gates import block_and_publish
 from parkbot.core.lifecycle.outcomes import PARK_ATTEMPTS, ParkAction, ParkOutcome, log_entry
 from parkbot.core.lifecycle.reading import read_verified
-from parkbot.core.lifecycle.resolving import complete
 from parkbot.core.models import Answer, Decision, NeedsInput, utcnow
 from parkbot.core.tracker import Tracker
 
@@ -164,6 +163,8 @@ def _park_new(tracker: Tracker, incoming: Decision, config: Config, now: datetim
         incoming = route(incoming, config, now)
     location = tracker.create(incoming, log_entry("parked", incoming, now))
     if citation is not None and config.precedents == "apply":
+        from parkbot.core.lifecycle.resolving import complete  # a precedent answers it: the resolution's steps
+
         answer = Answer(value=citation.answer, kind="precedent", by="precedent", at=now, citation=citation)
         done = complete(tracker, incoming, answer, "resolved", now)
         return ParkOutcome(done.decision, "created", location, done.gates)

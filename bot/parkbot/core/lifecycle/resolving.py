@@ -1,8 +1,10 @@
-"""Answering a decision: the rules an answer meets, and the four resolution steps."""
+"""Answering a decision: the rules an answer meets, the four resolution steps, and what they return."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING, Literal
 
 from parkbot.core import authority
 from parkbot.core.authority import Actor
@@ -13,13 +15,34 @@ from parkbot.core.lifecycle.outcomes import (
     COMMAND_FOR_KIND,
     PARK_ATTEMPTS,
     Command,
-    ResolveAction,
-    ResolveOutcome,
     log_entry,
 )
 from parkbot.core.lifecycle.reading import load_verified
 from parkbot.core.models import Answer, AnswerKind, Decision, utcnow
-from parkbot.core.tracker import ConflictingAnswers, Tracker
+from parkbot.core.tracker import ConflictingAnswers, GateResult, Location, Tracker
+
+if TYPE_CHECKING:
+    from parkbot.core.dashboard_index import Changed
+
+ResolveAction = Literal["resolved", "completed", "unchanged", "confirmed"]
+
+
+@dataclass(frozen=True)
+class ResolveOutcome:
+    """An answer recorded (``resolved``), a stopped resolution finished (``completed``), or nothing to do."""
+
+    decision: Decision
+    action: ResolveAction
+    answer: Answer
+    location: Location
+    gates: list[GateResult] = field(default_factory=list)
+
+    @property
+    def changed(self) -> Changed | None:
+        """Its dashboard line: an answer takes an open decision off it; an unchanged one needs nothing."""
+        from parkbot.core.dashboard_index import Changed
+
+        return None if self.action == "unchanged" else Changed(decision_id=self.decision.id)
 
 
 def interpret_answer(decision: Decision, value: str, command: Command) -> tuple[str, AnswerKind]:

@@ -9,10 +9,10 @@ from parkbot.core.authority import Actor
 from parkbot.core.config import Config
 from parkbot.core.errors import InvalidInput, Refused
 from parkbot.core.identity import decision_id as derive_id
-from parkbot.core.lifecycle.outcomes import ParkOutcome, ResolveOutcome, log_entry
+from parkbot.core.lifecycle.outcomes import ParkOutcome, log_entry
 from parkbot.core.lifecycle.parking import file_item
 from parkbot.core.lifecycle.reading import load_verified
-from parkbot.core.lifecycle.resolving import complete
+from parkbot.core.lifecycle.resolving import ResolveOutcome, complete
 from parkbot.core.models import Answer, Decision, DoneWithAssumptions, Override, utcnow
 from parkbot.core.tracker import Tracker
 

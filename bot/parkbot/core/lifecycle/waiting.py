@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from parkbot.core.config import Config
 from parkbot.core.lifecycle.reading import checked_id, load_verified, require_found, verify
 from parkbot.core.models import Decision
-from parkbot.core.tracker import Pollable, PollToken, Tracker
+
+if TYPE_CHECKING:
+    from parkbot.core.capabilities import PollToken
+    from parkbot.core.tracker import Tracker
 
 
 def answer_of(tracker: Tracker, config: Config, decision_id: str) -> Decision:
@@ -22,6 +27,8 @@ def poll_answer(
     free of rate limit while nothing changed); otherwise re-reads (:func:`answer_of`) and returns no
     token. Pass the returned token to the next call.
     """
+    from parkbot.core.capabilities import Pollable  # ``wait`` only: ``show`` and ``resume`` read once
+
     if not isinstance(tracker, Pollable):
         return answer_of(tracker, config, decision_id), None
     did = checked_id(decision_id)
