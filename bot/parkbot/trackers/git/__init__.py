@@ -41,13 +41,15 @@ and its long-lived helpers), :mod:`~parkbot.trackers.git.objects` (object I/O, t
 :mod:`~parkbot.trackers.git.layout` (the paths), :mod:`~parkbot.trackers.git.view` and
 :mod:`~parkbot.trackers.git.edit` (reading and editing the files in either layout),
 :mod:`~parkbot.trackers.git.refs` (compare-and-swap, retries),
-:mod:`~parkbot.trackers.git.repository` (commits, signing, writes), :mod:`~parkbot.trackers.git.packing`
-(bounded disk), :mod:`~parkbot.trackers.git.signatures` and :mod:`~parkbot.trackers.git.proofs` (who
-signed an answer), :mod:`~parkbot.trackers.git.sync` (fetch, merge by meaning, push) and
-:mod:`~parkbot.trackers.git.tracker` (:class:`GitTracker`: a facade over the parts that implement the tracker
-protocol: :mod:`~parkbot.trackers.git.reads`, :mod:`~parkbot.trackers.git.writes`,
+:mod:`~parkbot.trackers.git.repository` (commits, signing, writes) and :mod:`~parkbot.trackers.git.change`
+(what a write commits), :mod:`~parkbot.trackers.git.packing` (bounded disk),
+:mod:`~parkbot.trackers.git.fingerprints`, :mod:`~parkbot.trackers.git.signatures` and
+:mod:`~parkbot.trackers.git.proofs` (who signed an answer), :mod:`~parkbot.trackers.git.sync` (fetch, merge
+by meaning, push) and :mod:`~parkbot.trackers.git.tracker` (:class:`GitTracker`: a facade over the parts
+that implement the tracker protocol: :mod:`~parkbot.trackers.git.reads`, :mod:`~parkbot.trackers.git.writes`,
 :mod:`~parkbot.trackers.git.question_log`, :mod:`~parkbot.trackers.git.facts`,
-:mod:`~parkbot.trackers.git.dependents` (links and gates), :mod:`~parkbot.trackers.git.sources`).
+:mod:`~parkbot.trackers.git.dependents` (links and gates), :mod:`~parkbot.trackers.git.sources`; the
+writing, question-log and source parts are made, and their modules imported, when first used).
 """
 
 from __future__ import annotations
