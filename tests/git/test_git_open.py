@@ -3,8 +3,9 @@
 :func:`~parkbot.trackers.git.process.find_repository` asks ``git rev-parse`` where a repository is; it
 must agree with GitPython's ``git.Repo(path, search_parent_directories=True)``, which found it
 before, on every kind of repository. :func:`~parkbot.trackers.git.refs.attempts` runs the first attempt
-of a write on its own and hands a lost one to tenacity, with the same bounds as before. Opening compiles no
-regular expression (refs are checked by string tests that accept exactly what the patterns did), and a helper's
+of a write on its own and hands a lost one to tenacity, with the same bounds as before. Opening and reading
+compile no regular expression (refs, ids and ``Blocked-by:`` values are read by string tests that accept exactly
+what the patterns did), and a helper's
 errors go to a file in memory (without loading :mod:`tempfile`), read back as before when it dies.
 """
 
@@ -23,6 +24,8 @@ from hypothesis import strategies as st
 from parkbot.cli import cli
 from parkbot.core.errors import InvalidInput
 from parkbot.trackers.git import GitTracker, process
+from parkbot.trackers.git.dependents import trailer_values
+from parkbot.trackers.git.layout import is_decision_id
 from parkbot.trackers.git.process import Git, GitFailed, NotARepository, find_repository
 from parkbot.trackers.git.refs import CasLost, RetriesExhausted, attempts, check_backlog_ref, is_object_id
 from tests.support.git_helpers import make_repo, needs_input, run_git
@@ -198,6 +201,9 @@ def test_other_errors_are_not_retried(losses: int) -> None:
 OBJECT_ID_PATTERN = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 BAD_REF_PATTERN = re.compile(r"(\.\.|[\s~^:?*\[\\]|@\{|//|/\.|\.lock$|/$|\.$)")
 HEX = "0123456789abcdefABCDEF"
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+#: Characters near the edges of what ids and trailers allow: case, punctuation, Unicode spaces and digits.
+EDGES = list("az09AZ._-,;/ \t\n\r\x0b\x0c\x1c\x1f\x85\u00a0\u2003\u3000\u00e9\u0660")
 
 
 @given(
@@ -244,3 +250,13 @@ def test_a_helper_that_dies_says_what_git_said(tmp_path: Path, monkeypatch: pyte
         where = Path(f"/proc/self/fd/{errors.fileno()}")
         if where.parent.is_dir():
             assert os.readlink(where).startswith("/memfd:") == memfd
+
+
+@given(st.one_of(st.text(alphabet=st.sampled_from(EDGES), max_size=12), st.text()))
+def test_a_decision_id_is_what_the_pattern_accepted(text: str) -> None:
+    assert is_decision_id(text) == bool(ID_PATTERN.match(text))
+
+
+@given(st.one_of(st.text(alphabet=st.sampled_from(EDGES), max_size=30), st.text()))
+def test_blocked_by_values_split_where_the_pattern_split_them(text: str) -> None:
+    assert trailer_values(text) == [value.lower() for value in re.split(r"[\s,]+", text) if value]
