@@ -4,7 +4,6 @@ class named without importing its module, so a part a command does not use is ne
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
@@ -73,7 +72,9 @@ class Later:
         self.name = name
 
     def load(self) -> Any:
-        return getattr(importlib.import_module(self.module), self.name)
+        # The import statement's own machinery (``importlib.import_module`` bypasses it), so that
+        # ``python -X importtime`` shows the module when it is loaded.
+        return getattr(__import__(self.module, fromlist=[self.name]), self.name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.load()(*args, **kwargs)
