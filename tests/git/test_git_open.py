@@ -6,14 +6,18 @@ before, on every kind of repository. :func:`~parkbot.trackers.git.refs.attempts`
 of a write on its own and hands a lost one to tenacity, with the same bounds as before. Opening and reading
 compile no regular expression (refs, ids and ``Blocked-by:`` values are read by string tests that accept exactly
 what the patterns did), and a helper's
-errors go to a file in memory (without loading :mod:`tempfile`), read back as before when it dies.
+errors go to a file in memory (without loading :mod:`tempfile`), read back as before when it dies. Paths
+are hashed with the interpreter's own SHA-256 (without loading OpenSSL's binding through :mod:`hashlib`).
 """
 
 from __future__ import annotations
 
+import builtins
+import hashlib
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import git
 import pytest
@@ -23,7 +27,7 @@ from hypothesis import strategies as st
 
 from parkbot.cli import cli
 from parkbot.core.errors import InvalidInput
-from parkbot.trackers.git import GitTracker, process
+from parkbot.trackers.git import GitTracker, layout, process
 from parkbot.trackers.git.dependents import trailer_values
 from parkbot.trackers.git.layout import is_decision_id
 from parkbot.trackers.git.process import Git, GitFailed, NotARepository, find_repository
@@ -260,3 +264,21 @@ def test_a_decision_id_is_what_the_pattern_accepted(text: str) -> None:
 @given(st.one_of(st.text(alphabet=st.sampled_from(EDGES), max_size=30), st.text()))
 def test_blocked_by_values_split_where_the_pattern_split_them(text: str) -> None:
     assert trailer_values(text) == [value.lower() for value in re.split(r"[\s,]+", text) if value]
+
+
+@given(st.text())
+def test_paths_hash_as_hashlib_hashes(value: str) -> None:
+    assert layout.digest(value) == hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def test_without_the_interpreters_own_sha256_hashlib_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_import = builtins.__import__
+
+    def no_builtin_sha(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name in ("_sha2", "_sha256"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_builtin_sha)
+    assert layout._sha256() is hashlib.sha256
+    assert layout._sha256()(b"x").hexdigest() == hashlib.sha256(b"x").hexdigest()

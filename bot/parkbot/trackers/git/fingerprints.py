@@ -14,11 +14,11 @@ verifies is :mod:`~parkbot.trackers.git.signatures`' job, loaded only when answe
 
 from __future__ import annotations
 
-import hashlib
 from datetime import UTC
 from typing import Literal
 
 from parkbot.core.models import Answer, Decision, Escalation
+from parkbot.trackers.git.layout import digest
 
 RECORD_TRAILER = "Parkbot-Record"
 RecordKind = Literal["answer", "escalation", "nonblocking"]
@@ -31,7 +31,7 @@ def fingerprint(kind: RecordKind, decision_id: str, record: Answer | Escalation)
         fields = [record.kind, record.value, record.by, at]
     else:
         fields = [record.kind, record.from_owner, record.to_owner, record.by, at]
-    return hashlib.sha256("\0".join([kind, decision_id, *fields]).encode("utf-8")).hexdigest()
+    return digest("\0".join([kind, decision_id, *fields]))
 
 
 def record_trailer(kind: RecordKind, decision_id: str, record: Answer | Escalation) -> str:
@@ -50,7 +50,7 @@ def nonblocking_fingerprint(decision: Decision) -> str:
         else decision.updated_at.isoformat()
     )
     fields = ["nonblocking", decision.id, decision.content_digest(), at]
-    return hashlib.sha256("\0".join(fields).encode("utf-8")).hexdigest()
+    return digest("\0".join(fields))
 
 
 def nonblocking_trailer(decision: Decision) -> str:
