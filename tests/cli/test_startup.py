@@ -50,6 +50,11 @@ NOT_FOR_GIT_COMMANDS = (
     "git",
     "gitdb",
     "tenacity",
+    # The git backlog verifies signatures only when answers must be signed; the local clone is read by
+    # ``init`` and the GitHub backend; the planner's sources only when a planner asks.
+    "parkbot.trackers.git.signatures",
+    "parkbot.trackers.git.clone",
+    "parkbot.trackers.git.sources",
     # The repository has no .github/parkbot.yml: there is no YAML to read.
     "yaml",
     "parkbot.core.strict_yaml",
@@ -60,11 +65,6 @@ NOT_FOR_GIT_COMMANDS = (
     # Near-miss suggestions (a refused answer) and parallel signature checks (signed answers) only.
     "difflib",
     "concurrent.futures",
-    # The git backlog verifies signatures only when answers must be signed; the local clone is read by
-    # ``init`` and the GitHub backend; the planner's sources only when a planner asks.
-    "parkbot.trackers.git.signatures",
-    "parkbot.trackers.git.clone",
-    "parkbot.trackers.git.sources",
 )
 
 
