@@ -8,6 +8,7 @@ dependents are normalized before they are hashed.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -39,15 +40,13 @@ def _sha256() -> Callable[[bytes], Any]:
     """The interpreter's own SHA-256 (``_sha2``, ``_sha256`` before Python 3.12): the same digests as
     :func:`hashlib.sha256`, without loading OpenSSL's binding, which ``import hashlib`` does (~2 ms at every
     start). :mod:`hashlib` where a build has neither."""
-    for name in ("_sha2", "_sha256"):
-        try:
-            found: Callable[[bytes], Any] = __import__(name).sha256
-        except (ImportError, AttributeError):
-            continue
-        return found
-    import hashlib
+    try:
+        found: Callable[[bytes], Any] = __import__("_sha2" if sys.version_info >= (3, 12) else "_sha256").sha256
+    except (ImportError, AttributeError):
+        import hashlib
 
-    return hashlib.sha256
+        return hashlib.sha256
+    return found
 
 
 _SHA256 = _sha256()
