@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
@@ -135,13 +136,19 @@ def web_host(api_url: str) -> str:
     return "github.com" if host == "api.github.com" else host.removeprefix("api.")
 
 
-#: ``https://host[:port]/owner/name(.git)``, ``ssh://git@host[:port]/owner/name(.git)`` and scp-like
-#: ``git@host:owner/name(.git)``: the remote URLs ``gh`` understands.
-_SCP_LIKE = re.compile(r"^(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?P<path>[^/\s].*)$")
+@cache
+def _scp_like() -> re.Pattern[str]:
+    """An scp-like remote, ``git@host:owner/name(.git)`` (compiled when a remote is first read: the git
+    backend never reads one)."""
+    return re.compile(r"^(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?P<path>[^/\s].*)$")
 
 
 def repository_from_remote(url: str, host: str) -> str | None:
-    """``owner/name`` when ``url`` is a clone URL on ``host``, else None."""
+    """``owner/name`` when ``url`` is a clone URL on ``host``, else None.
+
+    ``https://host[:port]/owner/name(.git)``, ``ssh://git@host[:port]/owner/name(.git)`` and scp-like
+    ``git@host:owner/name(.git)``: the remote URLs ``gh`` understands.
+    """
     text = url.strip()
     if "://" in text:
         parts = urlsplit(text)
@@ -149,7 +156,7 @@ def repository_from_remote(url: str, host: str) -> str | None:
             return None
         path = parts.path
     else:
-        match = _SCP_LIKE.match(text)
+        match = _scp_like().match(text)
         if match is None or match.group("host").lower() != host:
             return None
         path = match.group("path")

@@ -50,6 +50,11 @@ NOT_FOR_GIT_COMMANDS = (
     "git",
     "gitdb",
     "tenacity",
+    # The git backlog verifies signatures only when answers must be signed; the local clone is read by
+    # ``init`` and the GitHub backend; the planner's sources only when a planner asks.
+    "parkbot.trackers.git.signatures",
+    "parkbot.trackers.git.clone",
+    "parkbot.trackers.git.sources",
     # The repository has no .github/parkbot.yml: there is no YAML to read.
     "yaml",
     "parkbot.core.strict_yaml",
@@ -155,7 +160,34 @@ NOT_FOR_READ_COMMANDS = (
     "parkbot.core.durations",
     "parkbot.core.capabilities",
     "parkbot.core.lifecycle.queue",
+    # The git backlog's writing side: its writes, what a change commits (and the git user's settings), the
+    # editing of its files, the question log, packing.
+    "parkbot.trackers.git.writes",
+    "parkbot.trackers.git.change",
+    "parkbot.trackers.git.edit",
+    "parkbot.trackers.git.question_log",
+    "parkbot.trackers.git.packing",
 )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gate", "--ref", "main"],
+        ["show", "billing-42-decision-refund"],
+        ["list"],
+        ["resume", "billing-42-decision-refund"],
+    ],
+)
+def test_reading_the_backlog_loads_no_temporary_files(repo: Path, args: list[str]) -> None:
+    """A write hands git its content in scratch files (tempfile, and the shutil it loads); a read hands git
+    nothing, and the errors of git's helpers go to a file in memory."""
+    modules = imported(args, repo)
+    assert "parkbot.trackers.git.process" in modules  # it did run git's helpers
+    assert loaded(modules, ("tempfile", "shutil", "random")) == []
+    # Paths are hashed with the interpreter's own SHA-256 (parkbot.trackers.git.layout): no OpenSSL binding.
+    assert loaded(modules, ("hashlib", "_hashlib")) == []
+
 
 #: What each read command loads of the API and the results beyond what they share, and nothing else of them.
 READ_MODULES = {
@@ -239,7 +271,9 @@ def test_park_and_sync_do_load_what_the_read_commands_leave_out(repo: Path, tmp_
     """The other side of the pin above: the modules left out are the ones these commands run."""
     fresh = tmp_path / "fresh.json"
     fresh.write_text(EXAMPLE.read_text(encoding="utf-8").replace("billing-42", "policy-3"), encoding="utf-8")
-    assert loaded(imported(["park", str(fresh)], repo), ("parkbot.core.policy",)) == ["parkbot.core.policy"]
+    parked = imported(["park", str(fresh)], repo)
+    assert loaded(parked, ("parkbot.core.policy",)) == ["parkbot.core.policy"]
+    assert {"parkbot.trackers.git.writes", "parkbot.trackers.git.change", "parkbot.trackers.git.edit"} <= parked
     assert "parkbot.core.durations" in imported(["list", "--answered-since", "30d"], repo)
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
@@ -292,6 +326,17 @@ def test_a_park_that_writes_loads_neither_gitpython_nor_tenacity(repo: Path, tmp
     after = subprocess.run(["git", "rev-parse", "refs/parkbot/backlog"], cwd=repo, capture_output=True, text=True)
     assert after.stdout != before.stdout  # it did write
     assert loaded(modules, ("git", "gitdb", "tenacity")) == []
+
+
+def test_signed_answers_load_the_signature_checks(tmp_path: Path) -> None:
+    """The other side of leaving them out: with ``answers.require_signed``, reading verifies signatures."""
+    checkout = tmp_path / "signed"
+    make_repo(checkout)
+    (checkout / ".github").mkdir()
+    config = "owners:\n  default: alice@example.com\nanswers:\n  require_signed: true\n"
+    (checkout / ".github" / "parkbot.yml").write_text(config, encoding="utf-8")
+    modules = imported(["list"], checkout)
+    assert "parkbot.trackers.git.signatures" in modules
 
 
 def test_a_configuration_file_is_read_with_pyyaml(repo: Path, tmp_path: Path) -> None:

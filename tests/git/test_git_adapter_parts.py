@@ -29,6 +29,16 @@ def test_every_method_the_facade_forwards_is_its_parts_own(made_repo: git.Repo) 
         tracker.release()
 
 
+def test_a_part_made_on_first_use_is_named_and_documented_before_it_is_loaded() -> None:
+    """The writing side is imported when first used, yet the table names and documents its methods as before."""
+    from parkbot.trackers.git.writes import DecisionWrites
+
+    assert GitTracker.create.name == "create"
+    assert GitTracker.create.__doc__ == DecisionWrites.create.__doc__
+    assert (Forward.__doc__ or "").startswith("``find = Forward(")
+    assert repr(GitTracker.create) == "<forward to .writing.create>"
+
+
 def test_no_class_of_the_adapter_has_more_than_25_methods_and_no_module_500_lines() -> None:
     too_big = []
     for path in sorted(ADAPTER.glob("*.py")):

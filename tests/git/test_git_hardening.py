@@ -14,8 +14,8 @@ from parkbot.core import lifecycle
 from parkbot.core.config import Config
 from parkbot.core.errors import InvalidInput
 from parkbot.trackers.git import GitTracker, index_path, links_key
+from parkbot.trackers.git.change import Change
 from parkbot.trackers.git.layout import answer_path, decision_path, notes_path, precedent_paths
-from parkbot.trackers.git.repository import Change
 from parkbot.trackers.git.view import BacklogEdit
 from tests.support.git_helpers import USER_EMAIL, commit_on_branch, make_repo, needs_input, root_of, run_git
 

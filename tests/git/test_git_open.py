@@ -3,23 +3,35 @@
 :func:`~parkbot.trackers.git.process.find_repository` asks ``git rev-parse`` where a repository is; it
 must agree with GitPython's ``git.Repo(path, search_parent_directories=True)``, which found it
 before, on every kind of repository. :func:`~parkbot.trackers.git.refs.attempts` runs the first attempt
-of a write on its own and hands a lost one to tenacity, with the same bounds as before.
+of a write on its own and hands a lost one to tenacity, with the same bounds as before. Opening and reading
+compile no regular expression (refs, ids and ``Blocked-by:`` values are read by string tests that accept exactly
+what the patterns did), and a helper's
+errors go to a file in memory (without loading :mod:`tempfile`), read back as before when it dies. Paths
+are hashed with the interpreter's own SHA-256 (without loading OpenSSL's binding through :mod:`hashlib`).
 """
 
 from __future__ import annotations
 
+import builtins
+import hashlib
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 import git
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from parkbot.cli import cli
 from parkbot.core.errors import InvalidInput
-from parkbot.trackers.git import GitTracker
-from parkbot.trackers.git.process import NotARepository, find_repository
-from parkbot.trackers.git.refs import CasLost, RetriesExhausted, attempts
+from parkbot.trackers.git import GitTracker, layout, process
+from parkbot.trackers.git.dependents import trailer_values
+from parkbot.trackers.git.layout import is_decision_id
+from parkbot.trackers.git.process import Git, GitFailed, NotARepository, find_repository
+from parkbot.trackers.git.refs import CasLost, RetriesExhausted, attempts, check_backlog_ref, is_object_id
 from tests.support.git_helpers import make_repo, needs_input, run_git
 
 
@@ -185,3 +197,88 @@ def test_other_errors_are_not_retried(losses: int) -> None:
     with pytest.raises(ValueError, match="bad"):
         write(made, losses=losses, then=ValueError("bad"))
     assert len(made) == losses + 1
+
+
+# --- what opening costs: no pattern compiled, no temporary file for a helper's errors ------------------
+
+#: The patterns the ref checks replaced: the string tests must accept exactly what these did.
+OBJECT_ID_PATTERN = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+BAD_REF_PATTERN = re.compile(r"(\.\.|[\s~^:?*\[\\]|@\{|//|/\.|\.lock$|/$|\.$)")
+HEX = "0123456789abcdefABCDEF"
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+#: Characters near the edges of what ids and trailers allow: case, punctuation, Unicode spaces and digits.
+EDGES = list("az09AZ._-,;/ \t\n\r\x0b\x0c\x1c\x1f\x85\u00a0\u2003\u3000\u00e9\u0660")
+
+
+@given(
+    st.one_of(
+        st.text(alphabet=HEX, min_size=38, max_size=66),
+        st.text(alphabet=HEX, min_size=39, max_size=41).map(lambda t: t + "\n"),
+        st.text(alphabet=HEX, min_size=64, max_size=64).map(lambda t: t + "\n\n"),
+        st.text(min_size=40, max_size=40),
+        st.text(),
+    )
+)
+def test_an_object_id_is_what_the_pattern_accepted(text: str) -> None:
+    assert is_object_id(text) == bool(OBJECT_ID_PATTERN.match(text))
+
+
+@given(st.text(alphabet=st.sampled_from(list("refs/parkbotlk.@{}~^:?*[]\\ \t\n\u00a0\u2003-_")), max_size=30))
+def test_a_ref_name_is_refused_exactly_where_the_pattern_refused_it(name: str) -> None:
+    ref = "refs/" + name
+    try:
+        check_backlog_ref(ref, "refs/parkbot/backlog")
+        refused = False
+    except InvalidInput as exc:
+        refused = "not a usable ref name" in exc.message
+    assert refused == bool(BAD_REF_PATTERN.search(ref))
+
+
+@pytest.mark.parametrize("memfd", [True, False])
+def test_a_helper_that_dies_says_what_git_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memfd: bool) -> None:
+    """Its errors went to a file in memory (or, without ``memfd_create``, a temporary file) and are read back."""
+    if not memfd:
+        monkeypatch.delattr(os, "memfd_create", raising=False)
+    elif not hasattr(os, "memfd_create"):
+        pytest.skip("this system has no memfd_create")
+    pipe = Git(str(tmp_path / "not-a-repository"), str(tmp_path)).pipe("cat-file", "--batch")
+
+    def ask() -> bytes:
+        pipe.send(b"HEAD\n")  # git may be gone already: a broken pipe says what it said too
+        return pipe.readline()
+
+    with pytest.raises(GitFailed, match="not a git repository") as info:
+        ask()
+    assert "ended unexpectedly" in str(info.value)
+    with process.error_file() as errors:
+        where = Path(f"/proc/self/fd/{errors.fileno()}")
+        if where.parent.is_dir():
+            assert os.readlink(where).startswith("/memfd:") == memfd
+
+
+@given(st.one_of(st.text(alphabet=st.sampled_from(EDGES), max_size=12), st.text()))
+def test_a_decision_id_is_what_the_pattern_accepted(text: str) -> None:
+    assert is_decision_id(text) == bool(ID_PATTERN.match(text))
+
+
+@given(st.one_of(st.text(alphabet=st.sampled_from(EDGES), max_size=30), st.text()))
+def test_blocked_by_values_split_where_the_pattern_split_them(text: str) -> None:
+    assert trailer_values(text) == [value.lower() for value in re.split(r"[\s,]+", text) if value]
+
+
+@given(st.text())
+def test_paths_hash_as_hashlib_hashes(value: str) -> None:
+    assert layout.digest(value) == hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def test_without_the_interpreters_own_sha256_hashlib_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_import = builtins.__import__
+
+    def no_builtin_sha(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name in ("_sha2", "_sha256"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_builtin_sha)
+    assert layout._sha256() is hashlib.sha256
+    assert layout._sha256()(b"x").hexdigest() == hashlib.sha256(b"x").hexdigest()

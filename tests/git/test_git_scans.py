@@ -27,9 +27,9 @@ from parkbot.core.config import Config
 from parkbot.core.models import Decision, Option
 from parkbot.trackers.git import GitTracker, view
 from parkbot.trackers.git import reads as git_reads
+from parkbot.trackers.git.change import Change
 from parkbot.trackers.git.layout import decision_path
 from parkbot.trackers.git.objects import ObjectStore
-from parkbot.trackers.git.repository import Change
 from parkbot.trackers.git.view import BacklogEdit, BacklogView
 from tests.support.git_helpers import USER_EMAIL, cli_repo, needs_input
 

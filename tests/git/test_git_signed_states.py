@@ -17,7 +17,7 @@ import pytest
 from parkbot.core.config import Config
 from parkbot.core.models import Decision
 from parkbot.trackers.git import GitTracker
-from parkbot.trackers.git.repository import Change
+from parkbot.trackers.git.change import Change
 from parkbot.trackers.git.view import BacklogEdit
 from tests.support.git_helpers import needs_input, run_git
 from tests.support.signing import DID, World, make_world, ok, owner_parks, parkbot

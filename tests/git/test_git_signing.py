@@ -23,8 +23,8 @@ from parkbot.core.config import Answers, Config, Owners
 from parkbot.core.errors import ConcurrentChange, InvalidInput
 from parkbot.core.models import Answer
 from parkbot.trackers.git import GitTracker
+from parkbot.trackers.git.change import Change
 from parkbot.trackers.git.process import Git
-from parkbot.trackers.git.repository import Change
 from parkbot.trackers.git.view import BacklogEdit
 from tests.support.git_helpers import needs_input, run_git
 from tests.support.results import NOW

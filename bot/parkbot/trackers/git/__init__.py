@@ -41,13 +41,15 @@ and its long-lived helpers), :mod:`~parkbot.trackers.git.objects` (object I/O, t
 :mod:`~parkbot.trackers.git.layout` (the paths), :mod:`~parkbot.trackers.git.view` and
 :mod:`~parkbot.trackers.git.edit` (reading and editing the files in either layout),
 :mod:`~parkbot.trackers.git.refs` (compare-and-swap, retries),
-:mod:`~parkbot.trackers.git.repository` (commits, signing, writes), :mod:`~parkbot.trackers.git.packing`
-(bounded disk), :mod:`~parkbot.trackers.git.signatures` and :mod:`~parkbot.trackers.git.proofs` (who
-signed an answer), :mod:`~parkbot.trackers.git.sync` (fetch, merge by meaning, push) and
-:mod:`~parkbot.trackers.git.tracker` (:class:`GitTracker`: a facade over the parts that implement the tracker
-protocol: :mod:`~parkbot.trackers.git.reads`, :mod:`~parkbot.trackers.git.writes`,
+:mod:`~parkbot.trackers.git.repository` (commits, signing, writes) and :mod:`~parkbot.trackers.git.change`
+(what a write commits), :mod:`~parkbot.trackers.git.packing` (bounded disk),
+:mod:`~parkbot.trackers.git.fingerprints`, :mod:`~parkbot.trackers.git.signatures` and
+:mod:`~parkbot.trackers.git.proofs` (who signed an answer), :mod:`~parkbot.trackers.git.sync` (fetch, merge
+by meaning, push) and :mod:`~parkbot.trackers.git.tracker` (:class:`GitTracker`: a facade over the parts
+that implement the tracker protocol: :mod:`~parkbot.trackers.git.reads`, :mod:`~parkbot.trackers.git.writes`,
 :mod:`~parkbot.trackers.git.question_log`, :mod:`~parkbot.trackers.git.facts`,
-:mod:`~parkbot.trackers.git.dependents` (links and gates), :mod:`~parkbot.trackers.git.sources`).
+:mod:`~parkbot.trackers.git.dependents` (links and gates), :mod:`~parkbot.trackers.git.sources`; the
+writing, question-log and source parts are made, and their modules imported, when first used).
 """
 
 from __future__ import annotations
@@ -57,7 +59,6 @@ from typing import TYPE_CHECKING, Any
 
 # The doorway: what the rest of parkbot (the translators, the CLI, parkbot.backends) may import from this
 # adapter; tests/project/test_architecture.py holds them to it.
-from parkbot.trackers.git.clone import NoWorkingTree, origin_url, working_tree
 from parkbot.trackers.git.layout import DEFAULT_REF, decision_path, index_path, links_key, notes_path
 from parkbot.trackers.git.process import find_repository
 from parkbot.trackers.git.refs import CasLost
@@ -65,11 +66,16 @@ from parkbot.trackers.git.repository import LOG_SEGMENT_BYTES, LOG_SEGMENT_LINES
 from parkbot.trackers.git.tracker import UNKNOWN_TITLE, GitTracker
 
 if TYPE_CHECKING:
+    from parkbot.trackers.git.clone import NoWorkingTree, origin_url, working_tree
     from parkbot.trackers.git.commits import COMMIT_ID, CommitUnavailable, open_repo, read_filed
 
-#: What the event translators read from a commit (the result files of a push), loaded on first use:
-#: the commands that only read the backlog never load the result schema or the filing rules.
-_COMMITS = ("COMMIT_ID", "CommitUnavailable", "open_repo", "read_filed")
+#: Loaded on first use: what the event translators read from a commit (the result files of a push: the
+#: commands that only read the backlog never load the result schema or the filing rules), and the local
+#: clone as ``parkbot init`` and the GitHub backend see it (no command on the backlog asks).
+_LATER = {
+    **dict.fromkeys(("COMMIT_ID", "CommitUnavailable", "open_repo", "read_filed"), "parkbot.trackers.git.commits"),
+    **dict.fromkeys(("NoWorkingTree", "origin_url", "working_tree"), "parkbot.trackers.git.clone"),
+}
 
 __all__ = [
     "COMMIT_ID",
@@ -94,6 +100,6 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in _COMMITS:
-        return getattr(importlib.import_module("parkbot.trackers.git.commits"), name)
+    if name in _LATER:
+        return getattr(importlib.import_module(_LATER[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,7 +9,6 @@ the gate fails closed, with the same reason on every backend.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from parkbot.core.errors import InvalidInput
@@ -17,7 +16,7 @@ from parkbot.core.identity import check_decision_id
 from parkbot.core.links import unverifiable_link
 from parkbot.core.models import Decision
 from parkbot.core.tracker import DependentState, GateResult
-from parkbot.trackers.git.layout import ID_PATTERN, normalize_target
+from parkbot.trackers.git.layout import is_decision_id, normalize_target
 from parkbot.trackers.git.reads import DecisionReads
 from parkbot.trackers.git.repository import BacklogRepository
 from parkbot.trackers.git.view import BacklogView
@@ -35,6 +34,12 @@ def _why_not_found(raw: str) -> str:
     except ValueError:
         return NOT_AN_ID
     return NOT_FOUND
+
+
+def trailer_values(text: str) -> list[str]:
+    """The ids in ``Blocked-by:`` values, lowercased: separated by commas or spaces (string tests: no pattern
+    compiled by every ``gate``)."""
+    return [value.lower() for value in text.replace(",", " ").split()]
 
 
 class BranchDependents:
@@ -100,14 +105,14 @@ class BranchDependents:
             stderr = done.stderr.decode("utf-8", "replace").strip()
             raise InvalidInput(f"cannot read the commits {spec} (is the base {base!r} valid?): {stderr}")
         out = done.stdout.decode("utf-8", "replace")
-        return [value.lower() for value in re.split(r"[\s,]+", out) if value]
+        return trailer_values(out)
 
     def _linked(self, view: BacklogView, target: str, *, strict: bool) -> list[Decision]:
         ids = view.link_ids(target)
         if target.startswith("branch:"):
             ids += self._trailer_ids(target.removeprefix("branch:"), strict=strict)
         unique = list(dict.fromkeys(ids))
-        found = {d.id: d for d in view.decisions(i for i in unique if ID_PATTERN.match(i))}
+        found = {d.id: d for d in view.decisions(i for i in unique if is_decision_id(i))}
         linked = [found.get(raw) or unverifiable_link(raw, _why_not_found(raw)) for raw in unique]
         return self.reads.prove(linked, view)
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from parkbot.core.models import Answer, Decision, LogEntry
 from parkbot.trackers.git.layout import (
-    ID_PATTERN,
     LAYOUT_FILE,
     LAYOUT_MARK,
     LEGACY_INDEXES,
@@ -21,6 +20,7 @@ from parkbot.trackers.git.layout import (
     dump_index,
     dump_json,
     index_path,
+    is_decision_id,
     links_key,
     log_segment_path,
     normalize_target,
@@ -67,7 +67,7 @@ class BacklogEdit(BacklogView):
                     members = [str(i) for i in record["decisions"]]
                 except (ValueError, KeyError, TypeError) as exc:
                     raise self.damaged(path, "a valid index file", exc) from exc
-                if not all(ID_PATTERN.match(m) for m in members):
+                if not all(is_decision_id(m) for m in members):
                     raise self.damaged(path, "a valid index file", "its decisions are not a list of decision ids")
                 if top == "links":
                     target = normalize_target(str(record.get("target", "")))

@@ -7,16 +7,17 @@ dependents are normalized before they are hashed.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import parse_dependent
 
 DEFAULT_REF = "refs/parkbot/backlog"
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_ID_START = "abcdefghijklmnopqrstuvwxyz0123456789"
+_ID_CHARACTERS = _ID_START + "._-"
 
 #: Marks a backlog written in layout 2; a non-empty backlog without it is layout 1 (read, then migrated).
 LAYOUT_FILE = "LAYOUT"
@@ -35,12 +36,38 @@ PRECEDENTS = "precedents"
 LEGACY_INDEXES = ("links", "origins", "runs")
 
 
+def _sha256() -> Callable[[bytes], Any]:
+    """The interpreter's own SHA-256 (``_sha2``, ``_sha256`` before Python 3.12): the same digests as
+    :func:`hashlib.sha256`, without loading OpenSSL's binding, which ``import hashlib`` does (~2 ms at every
+    start). :mod:`hashlib` where a build has neither."""
+    try:
+        found: Callable[[bytes], Any] = __import__("_sha2" if sys.version_info >= (3, 12) else "_sha256").sha256
+    except (ImportError, AttributeError):
+        import hashlib
+
+        return hashlib.sha256
+    return found
+
+
+_SHA256 = _sha256()
+
+
 def digest(value: str) -> str:
-    return hashlib.sha256(value.encode("utf-8")).hexdigest()
+    """The SHA-256 of ``value`` (UTF-8), in hex."""
+    hexdigest: str = _SHA256(value.encode("utf-8")).hexdigest()
+    return hexdigest
+
+
+def is_decision_id(text: str) -> bool:
+    """Lowercase letters, digits, ``.``, ``_`` and ``-``, starting with a letter or digit: what the pattern
+    ``^[a-z0-9][a-z0-9._-]*$`` matched (its ``$`` allowed a trailing newline, and so does this). String tests,
+    not a pattern: compiling one at import costs every command."""
+    name = text.removesuffix("\n")
+    return name[:1] != "" and name[0] in _ID_START and not name.strip(_ID_CHARACTERS)
 
 
 def check_id(decision_id: str) -> str:
-    if not ID_PATTERN.match(decision_id):
+    if not is_decision_id(decision_id):
         raise InvalidInput(f"{decision_id!r} is not a decision id: use lowercase letters, digits, '.', '_' and '-'")
     return decision_id
 

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import tempfile
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
 from typing import TypeVar
 
 from parkbot.core.errors import BackendFailure
@@ -36,7 +35,13 @@ _CACHE_SIZE = 8192
 #: Small objects read or written lately, kept so a write does not read back what it just wrote.
 _CACHED_OBJECTS = 1024
 _CACHED_OBJECT_BYTES = 64 * 1024
-_ENTRY_NAME = re.compile(r"^(?!\.\.?$)(?!\.git$)[^/\0\n]+$")
+
+
+@cache
+def _entry_name() -> re.Pattern[str]:
+    """The tree entry names parkbot writes (compiled when a tree is first written, not by every read)."""
+    return re.compile(r"^(?!\.\.?$)(?!\.git$)[^/\0\n]+$")
+
 
 Entries = dict[str, tuple[int, str]]  # name -> (mode, object id in hex)
 
@@ -74,6 +79,8 @@ class ObjectStore:
         for pipe in (self._reader, self._blobs, self._commits, self._tree_writer):
             pipe.close()
         if self._scratch is not None:
+            import shutil  # loaded by the first write (for its scratch files): reads never need it
+
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
 
@@ -179,6 +186,9 @@ class ObjectStore:
     def _scratch_files(self, count: int) -> list[str]:
         """Files ``hash-object --stdin-paths`` reads content from (reused: git has read them before we rewrite)."""
         if self._scratch is None:
+            import shutil  # only a write has scratch files: a command that only reads never loads these
+            import tempfile
+
             self._scratch = tempfile.mkdtemp(prefix="parkbot-objects-")
             weakref.finalize(self, shutil.rmtree, self._scratch, True)
         return [os.path.join(self._scratch, str(n)) for n in range(count)]
@@ -234,8 +244,9 @@ class ObjectStore:
     def encode_tree(entries: Entries) -> bytes:
         """A tree object's content: entries sorted as git sorts them (a folder's name as if it ended in ``/``)."""
         encoded = []
+        entry_name = _entry_name()
         for name, (mode, oid) in entries.items():
-            if not _ENTRY_NAME.match(name):
+            if not entry_name.match(name):
                 raise BackendFailure(f"refusing to write the tree entry name {name!r}")
             raw = name.encode("utf-8", "surrogateescape")
             encoded.append((raw + b"/" if mode == TREE_MODE else raw, b"%o %s\0%s" % (mode, raw, bytes.fromhex(oid))))

@@ -4,8 +4,9 @@ Every object of the backlog is read and written by git itself (``cat-file --batc
 ``hash-object --stdin-paths``, ``commit-tree``), so SHA-1 and SHA-256
 repositories work alike and nothing here knows how objects are encoded. A helper is started on
 first use and kept for the life of the tracker, so a write costs a few pipe round trips instead
-of a process start per object. A helper's errors go to a temporary file, never to a pipe nobody
-reads, so git can never block on them. Finding the repository is git's job too (``rev-parse``):
+of a process start per object. A helper's errors go to a file (an anonymous one in memory where the
+system has ``memfd_create``, else a temporary file), never to a pipe nobody reads, so git can never
+block on them. Finding the repository is git's job too (``rev-parse``):
 the backlog never needs GitPython, which costs a command a tenth of a second to import.
 """
 
@@ -15,7 +16,6 @@ import contextlib
 import os
 import subprocess
 import sys
-import tempfile
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -34,6 +34,23 @@ def git_executable() -> str:
     if gitpython is not None:
         return str(gitpython.Git.GIT_PYTHON_GIT_EXECUTABLE or "git")
     return os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git"
+
+
+def error_file() -> IO[bytes]:
+    """A file for a helper's errors: anonymous, in memory (``memfd_create``), else a temporary file.
+
+    The temporary file is the fallback only: :mod:`tempfile` loads :mod:`shutil` and its compression
+    modules, a cost a command that only reads would otherwise pay at start-up.
+    """
+    make = getattr(os, "memfd_create", None)
+    if make is not None:
+        try:
+            return open(make("parkbot-git-errors"), "w+b")
+        except OSError:
+            pass  # a kernel or sandbox without it
+    import tempfile
+
+    return tempfile.TemporaryFile()
 
 
 class RepositoryPaths(Protocol):
@@ -170,7 +187,7 @@ class GitPipe:
         if self._proc is not None and self._proc.poll() is None:
             return self._proc
         self.close()
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the helper; closed by _stop
+        self._stderr = error_file()  # lives as long as the helper; closed by _stop
         try:
             self._proc = subprocess.Popen(
                 [git_executable(), *self._args],

@@ -11,14 +11,18 @@ remote records that carry none.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from parkbot.core import authority
 from parkbot.core.config import Config
 from parkbot.core.models import Answer, Decision, Escalation, Proof
+from parkbot.trackers.git.fingerprints import fingerprint, nonblocking_fingerprint
 from parkbot.trackers.git.layout import is_index_path
 from parkbot.trackers.git.objects import ObjectStore, Snapshot, changed_files
-from parkbot.trackers.git.signatures import Verifier, fingerprint, nonblocking_fingerprint
 from parkbot.trackers.git.view import BacklogView
+
+if TYPE_CHECKING:  # a Verifier exists only when answers must be signed: the tracker loads it then
+    from parkbot.trackers.git.signatures import Verifier
 
 
 def _optional(decision: Decision) -> bool:

@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from parkbot.core.models import Decision, LogEntry
-from parkbot.trackers.git.edit import BacklogEdit
+from parkbot.trackers.git.change import Change
 from parkbot.trackers.git.layout import precedent_paths
 from parkbot.trackers.git.reads import DecisionReads
-from parkbot.trackers.git.repository import BacklogRepository, Change
+from parkbot.trackers.git.repository import BacklogRepository
+
+if TYPE_CHECKING:
+    from parkbot.trackers.git.edit import BacklogEdit
 
 
 class QuestionLog:

@@ -9,7 +9,6 @@ attempt: reads never cache a ref's value past a change of its file.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
@@ -22,8 +21,11 @@ from parkbot.trackers.git.process import Git, GitFailed
 #: Bounds of the compare-and-swap retry loop.
 CAS_ATTEMPTS = 50
 CAS_SECONDS = 30.0
-OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
-_BAD_REF = re.compile(r"(\.\.|[\s~^:?*\[\\]|@\{|//|/\.|\.lock$|/$|\.$)")
+_HEX = "0123456789abcdef"
+#: What git refuses in a ref name (``git check-ref-format``), or parkbot does: anywhere, and at the end.
+_BAD_CHARACTERS = "~^:?*[\\"
+_BAD_PARTS = ("..", "@{", "//", "/.")
+_BAD_ENDINGS = (".lock", "/", ".")
 #: Namespaces git and people write to: a backlog there would commit onto a branch, a tag or a remote's copy.
 RESERVED_NAMESPACES = {"refs/heads/": "a branch", "refs/tags/": "a tag", "refs/remotes/": "a remote-tracking ref"}
 #: Where ``sync`` keeps the last fetched value of each remote's backlog.
@@ -38,9 +40,26 @@ class RetriesExhausted(Exception):
     """Every attempt lost its compare-and-swap, or the time for them ran out."""
 
 
+def is_object_id(text: str) -> bool:
+    """Whether ``text`` is a SHA-1 or SHA-256 object id in lowercase hex (a trailing newline allowed, as a
+    regular expression's ``$`` allows it). String tests, not a pattern: compiling one costs every command."""
+    hex_digits = text.removesuffix("\n")
+    return len(hex_digits) in (40, 64) and not hex_digits.strip(_HEX)
+
+
+def _bad_ref_name(ref: str) -> bool:
+    """A space or a character git refuses anywhere in the name, ``..``, ``@{``, ``//`` or ``/.`` in it, or
+    ``.lock``, ``/`` or ``.`` at its end."""
+    return (
+        any(c.isspace() or c in _BAD_CHARACTERS for c in ref)
+        or any(part in ref for part in _BAD_PARTS)
+        or ref.endswith(_BAD_ENDINGS)
+    )
+
+
 def check_backlog_ref(ref: str, default: str) -> str:
     """``ref`` if a backlog may live there; an :class:`InvalidInput` saying why not otherwise."""
-    if not ref.startswith("refs/") or _BAD_REF.search(ref):
+    if not ref.startswith("refs/") or _bad_ref_name(ref):
         raise InvalidInput(f"{ref!r} is not a usable ref name; use a full ref such as {default}")
     for prefix, what in RESERVED_NAMESPACES.items():
         if ref.startswith(prefix):
@@ -126,7 +145,7 @@ class RefReader:
             text = ""
         if text.startswith("ref: ") and depth < 5:
             return self.sha(text[5:].strip(), depth + 1)
-        if OBJECT_ID.match(text):
+        if is_object_id(text):
             return text
         return self._packed_refs().get(ref)
 
@@ -142,7 +161,7 @@ class RefReader:
             refs: dict[str, str] = {}
             for line in path.read_text(encoding="utf-8").splitlines():
                 sha, _, name = line.partition(" ")
-                if OBJECT_ID.match(sha) and name:
+                if is_object_id(sha) and name:
                     refs[name.strip()] = sha
             self._packed = (key, refs)
         return self._packed[1]

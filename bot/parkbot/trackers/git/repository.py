@@ -1,7 +1,7 @@
 """The backlog ref of one repository: snapshots, commits, and writes that never lose an update.
 
 A write is a function of the tree it read (:meth:`BacklogRepository.mutate`): it stages changes on a
-:class:`~parkbot.trackers.git.view.BacklogEdit`, the new tree and commit are written by git, and the
+:class:`~parkbot.trackers.git.edit.BacklogEdit`, the new tree and commit are written by git, and the
 ref moves by compare-and-swap; when another writer moved it meanwhile, the change is re-read and
 re-applied (bounded), then :class:`~parkbot.core.errors.BackendFailure` says it is safe to run again.
 
@@ -16,49 +16,27 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from parkbot.core.errors import BackendFailure, InvalidInput
-from parkbot.trackers.git.edit import BacklogEdit
 from parkbot.trackers.git.layout import DEFAULT_REF
 from parkbot.trackers.git.objects import ObjectStore, Snapshot, Transaction
-from parkbot.trackers.git.packing import Packer
 from parkbot.trackers.git.process import Git, GitFailed, Repository, RepositoryPaths
 from parkbot.trackers.git.refs import CAS_ATTEMPTS, CAS_SECONDS, RefReader, RefUpdater, RetriesExhausted, attempts
+
+if TYPE_CHECKING:  # the writing side: loaded by the first write, never by a command that only reads
+    from parkbot.trackers.git.change import Change, UserSettings
+    from parkbot.trackers.git.edit import BacklogEdit
+    from parkbot.trackers.git.packing import Packer
 
 FALLBACK_IDENTITY = ("parkbot", "parkbot@localhost")
 #: A log tail is sealed into the archive at this many lines or bytes, so an append rewrites a bounded blob.
 LOG_SEGMENT_LINES = 64
 LOG_SEGMENT_BYTES = 32 * 1024
 _TRUE = {"true", "yes", "on", "1", ""}
-
-
-@dataclass(frozen=True)
-class Change:
-    """What a write commits: its message (subject, then an optional body) and trailers.
-
-    ``signed`` marks a write that records an answer or an escalation: it is signed when answers
-    must be signed (and must then be, or the write is refused). ``always`` commits even when the tree
-    does not change: an owner's record identical to one nobody can vouch for is recorded again, signed.
-    """
-
-    message: str
-    trailers: list[str] = field(default_factory=list)
-    signed: bool = False
-    always: bool = False
-
-
-@dataclass(frozen=True)
-class UserSettings:
-    """The git settings parkbot honours: who the user is, and whether and how they sign commits."""
-
-    name: str | None = None
-    email: str | None = None
-    gpg_sign: bool = False
-    signing_format: str = "openpgp"
-    signing_key: str | None = None
 
 
 def signing_help(detail: str, allowed_signers: str) -> str:
@@ -84,7 +62,6 @@ class BacklogRepository:
         self.refs = RefUpdater(self.git, self.store.zero)
         self.ref_reader = RefReader(self.common)
         self.state_dir = self.common / "parkbot"
-        self.packer = Packer(self.git, self.state_dir)
         self.cas_attempts = CAS_ATTEMPTS
         self.cas_seconds = CAS_SECONDS
         self.segment_lines = LOG_SEGMENT_LINES
@@ -95,6 +72,13 @@ class BacklogRepository:
         self.sign_answers = False
         self._settings: UserSettings | None = None
         self._counted = 0
+
+    @cached_property
+    def packer(self) -> Packer:
+        """Counts what the writes leave and packs it (made by the first write, or to switch it off)."""
+        from parkbot.trackers.git.packing import Packer
+
+        return Packer(self.git, self.state_dir)
 
     def _object_format(self) -> str:
         done = self.git.run("rev-parse", "--show-object-format", check=False)
@@ -114,6 +98,8 @@ class BacklogRepository:
     def settings(self) -> UserSettings:
         """``user.name``, ``user.email``, ``commit.gpgSign``, ``gpg.format``, ``user.signingKey`` (one process)."""
         if self._settings is None:
+            from parkbot.trackers.git.change import UserSettings
+
             done = self.git.run(
                 "config", "-z", "--get-regexp", r"^(user\.(name|email|signingkey)|commit\.gpgsign|gpg\.format)$",
                 check=False,
@@ -211,6 +197,8 @@ class BacklogRepository:
         return attempts(count or self.cas_attempts, self.cas_seconds)
 
     def edit(self, tx: Transaction) -> BacklogEdit:
+        from parkbot.trackers.git.edit import BacklogEdit
+
         return BacklogEdit(tx, self.ref, segment_lines=self.segment_lines, segment_bytes=self.segment_bytes)
 
     def mutate(self, change: Callable[[BacklogEdit], Change | None]) -> str | None:

@@ -1,14 +1,7 @@
-"""Who wrote the answers and escalations on the backlog: record fingerprints, and their commits' signatures.
+"""Who wrote the answers and escalations on the backlog: their commits' signatures.
 
-Every write that records an answer or an escalation names what it records in a trailer of its
-commit, one line per record::
-
-    Parkbot-Record: answer billing-42-decision-refund 9f2c…
-    Parkbot-Record: escalation billing-42-decision-refund 41d0…
-
-The fingerprint is a SHA-256 over the record's kind, the decision's id and the fields that carry
-meaning (value, kind, who, when; for a hop also from and to), so a signed record copied to another
-decision, or altered in any of those fields, names no signed commit. A record read back is proven
+Every write that records an answer or an escalation names each record by its fingerprint in a
+``Parkbot-Record:`` trailer (:mod:`~parkbot.trackers.git.fingerprints`). A record read back is proven
 by the commits whose trailer names its fingerprint: :class:`Verifier` finds them with one
 ``git log --grep`` over the ref (remembered per ref tip, extended incrementally) and asks git,
 with ``gpg.ssh.allowedSignersFile`` set to the allowed-signers file, whether their signatures verify
@@ -17,7 +10,8 @@ commit id in memory and, for SSH signatures and unsigned commits (whose verdict 
 commit and the allowed-signers file), on disk under ``<git dir>/parkbot/signatures/``.
 
 The allowed-signers file is given by the caller (the checked-out default branch), never read from
-the backlog ref: whoever can push the ref cannot name their own key.
+the backlog ref: whoever can push the ref cannot name their own key. This module is loaded only when
+answers must be signed (``answers.require_signed``): no other command pays for it.
 """
 
 from __future__ import annotations
@@ -27,16 +21,13 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC
 from pathlib import Path
-from typing import Literal
 
 from parkbot.core.errors import InvalidInput
-from parkbot.core.models import Answer, Decision, Escalation, Proof
+from parkbot.core.models import Proof
+from parkbot.trackers.git.fingerprints import RECORD_TRAILER
 from parkbot.trackers.git.process import Git, GitFailed
 
-RECORD_TRAILER = "Parkbot-Record"
-RecordKind = Literal["answer", "escalation", "nonblocking"]
 #: Commits verified per ``git log`` process; batches run in parallel (each verification is a process of its own).
 VERIFY_BATCH = 64
 _EMAIL = re.compile(r"<([^<>\s]+@[^<>\s]+)>")
@@ -49,39 +40,6 @@ _DETAIL = {
     "R": "signed with a revoked key",
     "E": "the signature cannot be checked",
 }
-
-
-def fingerprint(kind: RecordKind, decision_id: str, record: Answer | Escalation) -> str:
-    """What a signed commit vouches for: this record, of this decision (see the module docstring)."""
-    at = record.at.astimezone(UTC).isoformat() if record.at.tzinfo else record.at.isoformat()
-    if isinstance(record, Answer):
-        fields = [record.kind, record.value, record.by, at]
-    else:
-        fields = [record.kind, record.from_owner, record.to_owner, record.by, at]
-    return hashlib.sha256("\0".join([kind, decision_id, *fields]).encode("utf-8")).hexdigest()
-
-
-def record_trailer(kind: RecordKind, decision_id: str, record: Answer | Escalation) -> str:
-    return f"{RECORD_TRAILER}: {kind} {decision_id} {fingerprint(kind, decision_id, record)}"
-
-
-def nonblocking_fingerprint(decision: Decision) -> str:
-    """What a signed filing of ``blocking: false`` vouches for: this decision, with this content, at this version.
-
-    The question and options (their digest) and ``updated_at`` are in it, so the vouching commit of an
-    earlier, optional version does not vouch for a later version an agent made blocking.
-    """
-    at = (
-        decision.updated_at.astimezone(UTC).isoformat()
-        if decision.updated_at.tzinfo
-        else decision.updated_at.isoformat()
-    )
-    fields = ["nonblocking", decision.id, decision.content_digest(), at]
-    return hashlib.sha256("\0".join(fields).encode("utf-8")).hexdigest()
-
-
-def nonblocking_trailer(decision: Decision) -> str:
-    return f"{RECORD_TRAILER}: nonblocking {decision.id} {nonblocking_fingerprint(decision)}"
 
 
 @dataclass(frozen=True)

@@ -55,20 +55,23 @@ from parkbot.core.links import UNVERIFIED_TITLE
 from parkbot.core.tracker import SyncResult
 from parkbot.trackers.git.dependents import BranchDependents
 from parkbot.trackers.git.facts import AuthorityFacts
-from parkbot.trackers.git.forward import Forward
+from parkbot.trackers.git.forward import Forward, Later
 from parkbot.trackers.git.layout import DEFAULT_REF
 from parkbot.trackers.git.process import NotARepository, RepositoryPaths, find_repository
 from parkbot.trackers.git.proofs import Prover
-from parkbot.trackers.git.question_log import QuestionLog
 from parkbot.trackers.git.reads import PROOF_BATCH, DecisionReads
 from parkbot.trackers.git.refs import check_backlog_ref
 from parkbot.trackers.git.repository import BacklogRepository
-from parkbot.trackers.git.signatures import Verifier
-from parkbot.trackers.git.sources import PlannerSources
-from parkbot.trackers.git.writes import DecisionWrites
 
 if TYPE_CHECKING:
+    from parkbot.trackers.git.question_log import QuestionLog
+    from parkbot.trackers.git.sources import PlannerSources
     from parkbot.trackers.git.sync import Syncer
+    from parkbot.trackers.git.writes import DecisionWrites
+else:  # the parts that write, and the planner's: imported when a command first uses one (reads never do)
+    DecisionWrites = Later("parkbot.trackers.git.writes", "DecisionWrites")
+    QuestionLog = Later("parkbot.trackers.git.question_log", "QuestionLog")
+    PlannerSources = Later("parkbot.trackers.git.sources", "PlannerSources")
 
 #: The title a link the backlog cannot follow shows (the core's stand-in, the same on every backend).
 UNKNOWN_TITLE = UNVERIFIED_TITLE
@@ -112,9 +115,12 @@ class GitTracker:
         self.ref = check_backlog_ref(ref or self.config.backlog_ref, DEFAULT_REF)
         self.repo = repo
         self.backlog = BacklogRepository(repo, self.ref)
-        self.backlog.packer.enabled = auto_gc
+        if not auto_gc:
+            self.backlog.packer.enabled = False
         verifier = None
         if self.config.answers.require_signed:
+            from parkbot.trackers.git.signatures import Verifier  # verification code only for signed answers
+
             signers = _signers_path(repo, allowed_signers or self.config.answers.allowed_signers)
             verifier = Verifier(self.backlog.git, self.ref, signers, self.backlog.state_dir / "signatures")
             self.backlog.sign_answers = True
@@ -122,10 +128,21 @@ class GitTracker:
         self.prover = Prover(verifier, self.config)
         self.reading = DecisionReads(self.backlog, self.prover)
         self.facts = AuthorityFacts(self.backlog, self.prover)
-        self.question_log = QuestionLog(self.backlog, self.reading)
         self.dependents = BranchDependents(self.backlog, self.reading, base=base)
-        self.writing = DecisionWrites(self.backlog, self.prover, self.reading, self.dependents)
-        self.sources = PlannerSources(self.backlog, self.dependents)
+
+    # -- the parts made on first use (a command that only reads loads none of them) ----------------------
+
+    @cached_property
+    def writing(self) -> DecisionWrites:
+        return DecisionWrites(self.backlog, self.prover, self.reading, self.dependents)
+
+    @cached_property
+    def question_log(self) -> QuestionLog:
+        return QuestionLog(self.backlog, self.reading)
+
+    @cached_property
+    def sources(self) -> PlannerSources:
+        return PlannerSources(self.backlog, self.dependents)
 
     @classmethod
     def open(

@@ -21,7 +21,6 @@ from parkbot.core.prebuilt import Validates
 from parkbot.trackers.git.layout import (
     CONFLICTS,
     DECISIONS,
-    ID_PATTERN,
     INDEX_PREFIX,
     LAYOUT_FILE,
     LOG_ARCHIVE,
@@ -30,6 +29,7 @@ from parkbot.trackers.git.layout import (
     conflicts_path,
     decision_path,
     index_path,
+    is_decision_id,
     legacy_links_path,
     legacy_origin_path,
     legacy_run_path,
@@ -185,7 +185,7 @@ class BacklogView:
             bucket = _bucket().validate_json(data)
         except ValidationError as exc:
             raise self.damaged(path, "a valid index file", exc) from exc
-        bad = next((i for ids in bucket.values() for i in ids if not ID_PATTERN.match(i)), None)
+        bad = next((i for ids in bucket.values() for i in ids if not is_decision_id(i)), None)
         if bad is not None:
             raise self.damaged(path, "a valid index file", f"{bad!r} is not a decision id")
         return bucket
@@ -209,7 +209,7 @@ class BacklogView:
             ids = json.loads(data)["decisions"]
         except (ValueError, KeyError, TypeError) as exc:
             raise self.damaged(path, "a valid index file", exc) from exc
-        if not isinstance(ids, list) or not all(isinstance(i, str) and ID_PATTERN.match(i) for i in ids):
+        if not isinstance(ids, list) or not all(isinstance(i, str) and is_decision_id(i) for i in ids):
             raise self.damaged(path, "a valid index file", "its decisions are not a list of decision ids")
         return ids
 

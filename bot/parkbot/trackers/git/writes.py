@@ -11,13 +11,14 @@ from __future__ import annotations
 from parkbot.core.errors import ConcurrentChange, ContentChanged, NotFound
 from parkbot.core.models import Answer, Decision, Escalation, LogEntry, utcnow
 from parkbot.core.tracker import DependentState, Location
+from parkbot.trackers.git.change import Change
 from parkbot.trackers.git.dependents import BranchDependents
 from parkbot.trackers.git.edit import BacklogEdit
+from parkbot.trackers.git.fingerprints import fingerprint, nonblocking_trailer, record_trailer
 from parkbot.trackers.git.layout import answer_path, conflicts_path, normalize_target
 from parkbot.trackers.git.proofs import Prover
 from parkbot.trackers.git.reads import DecisionReads
-from parkbot.trackers.git.repository import BacklogRepository, Change
-from parkbot.trackers.git.signatures import fingerprint, nonblocking_trailer, record_trailer
+from parkbot.trackers.git.repository import BacklogRepository
 
 
 def _one_line(text: str, limit: int = 60) -> str:
