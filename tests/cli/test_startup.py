@@ -347,6 +347,8 @@ def test_a_configuration_file_is_read_with_pyyaml(repo: Path, tmp_path: Path) ->
     (checkout / ".github" / "parkbot.yml").write_text("backlog_ref: refs/parkbot/other\n", encoding="utf-8")
     modules = imported(["park", str(EXAMPLE)], checkout)
     assert loaded(modules, ("yaml", "parkbot.core.strict_yaml")) != []
+    # PyYAML's loading side only: its package's __init__, dumping side and C extension are never loaded.
+    assert loaded(modules, ("yaml.emitter", "yaml.dumper", "yaml.representer", "yaml.cyaml", "_yaml")) == []
     listed = subprocess.run(
         ["git", "for-each-ref", "--format=%(refname)", "refs/parkbot/"], cwd=checkout, capture_output=True, text=True
     )

@@ -423,9 +423,8 @@ def _strip_lines(data: Any) -> tuple[Any, dict[tuple[Any, ...], int]]:
 def _load_yaml(text: str, source: str) -> tuple[Any, list[ConfigWarning]]:
     if len(text) > MAX_CONFIG_BYTES:
         raise InvalidInput(f"{source}: the configuration is larger than {MAX_CONFIG_BYTES} bytes")
-    import yaml  # PyYAML only when there is a file to read: a command in a repository without one never loads it
-
-    from parkbot.core.strict_yaml import StrictLoader
+    # PyYAML's loading side only when there is a file to read: a command in a repository without one never loads it.
+    from parkbot.core.strict_yaml import ConstructorError, MarkedYAMLError, ReaderError, StrictLoader
 
     try:
         loader = StrictLoader(text)  # the reader checks every character first
@@ -433,17 +432,17 @@ def _load_yaml(text: str, source: str) -> tuple[Any, list[ConfigWarning]]:
             raw = loader.get_single_data()
         finally:
             loader.dispose()
-    except yaml.reader.ReaderError as exc:
+    except ReaderError as exc:
         line = text.count("\n", 0, exc.position) + 1
         raise InvalidInput(
             f"{source}:{line}: not valid YAML: the character U+{exc.character:04X} cannot appear in YAML; remove it"
         ) from None
-    except yaml.MarkedYAMLError as exc:
+    except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{source}:{mark.line + 1}" if mark is not None else source
         problem = exc.problem or exc.context or "not valid YAML"
         if (
-            not isinstance(exc, yaml.constructor.ConstructorError)
+            not isinstance(exc, ConstructorError)
             and "anchors" not in problem
             and "nested" not in problem
             and "twice" not in problem

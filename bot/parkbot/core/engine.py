@@ -17,36 +17,18 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-_PACKAGE = "pydantic_core"
+from parkbot.core.packages import enter
 
 
-def _enter_package() -> None:
-    """``pydantic_core`` in ``sys.modules``, its ``__init__`` run on the first name asked of it."""
-    import importlib.util
-
-    spec = importlib.util.find_spec(_PACKAGE)
-    if spec is None or spec.loader is None or not spec.submodule_search_locations:
-        return
-    package = importlib.util.module_from_spec(spec)
-    loader = spec.loader
-    # The one name the engine itself asks the package for (to leave unset fields out of what it writes).
+def _missing() -> Any:
+    """The one name the engine itself asks its package for (to leave unset fields out of what it writes)."""
     from typing_extensions import Sentinel
 
-    missing = package.__dict__["MISSING"] = Sentinel("MISSING")
-
-    def complete(name: str) -> Any:
-        """The first name the package lacks: run its ``__init__`` now, in place, and look again."""
-        del package.__dict__["__getattr__"]
-        loader.exec_module(package)
-        package.__dict__["MISSING"] = missing  # the one the engine holds already
-        return package.__dict__[name] if name in package.__dict__ else getattr(package, name)
-
-    package.__dict__["__getattr__"] = complete
-    sys.modules[_PACKAGE] = package
+    return Sentinel("MISSING")
 
 
-if _PACKAGE not in sys.modules:
-    _enter_package()
+if "pydantic_core" not in sys.modules:
+    enter("pydantic_core", {"MISSING": _missing()})
 
 from pydantic_core._pydantic_core import (  # noqa: E402 - once the package is entered
     PydanticUndefined,
