@@ -6,9 +6,9 @@ steps, which a park of a new question does not load; it is importable from here 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from parkbot.core.lazy import exports
 from parkbot.core.models import Decision, LogEntry
@@ -27,14 +27,13 @@ ParkAction = Literal["created", "updated", "unchanged"]
 Command = Literal["decide", "answer", "default", "auto"]
 
 
-@dataclass(frozen=True)
-class ParkOutcome:
+class ParkOutcome(NamedTuple):
     """A decision filed, updated or handed on (escalated, returned, passed, expired from the planner)."""
 
     decision: Decision
     action: ParkAction
     location: Location
-    gates: list[GateResult] = field(default_factory=list)
+    gates: Sequence[GateResult] = ()
     #: Whether the act handed the decision to another owner (``escalate``, ``return``).
     moved: bool = False
     #: Whether the decision was open before the act (not when an abandoned one is filed again).

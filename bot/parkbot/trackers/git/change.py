@@ -6,11 +6,11 @@ command that only reads the backlog.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """What a write commits: its message (subject, then an optional body) and trailers.
 
     ``signed`` marks a write that records an answer or an escalation: it is signed when answers
@@ -19,13 +19,12 @@ class Change:
     """
 
     message: str
-    trailers: list[str] = field(default_factory=list)
+    trailers: Sequence[str] = ()
     signed: bool = False
     always: bool = False
 
 
-@dataclass(frozen=True)
-class UserSettings:
+class UserSettings(NamedTuple):
     """The git settings parkbot honours: who the user is, and whether and how they sign commits."""
 
     name: str | None = None
