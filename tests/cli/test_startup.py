@@ -274,6 +274,9 @@ def test_park_and_sync_do_load_what_the_read_commands_leave_out(repo: Path, tmp_
     parked = imported(["park", str(fresh)], repo)
     assert loaded(parked, ("parkbot.core.policy",)) == ["parkbot.core.policy"]
     assert {"parkbot.trackers.git.writes", "parkbot.trackers.git.change", "parkbot.trackers.git.edit"} <= parked
+    # Its scratch files are a folder in the git directory, made and removed without tempfile or shutil.
+    assert loaded(parked, ("tempfile", "shutil")) == []
+    assert not (repo / ".git" / "parkbot-scratch").exists()
     assert "parkbot.core.durations" in imported(["list", "--answered-since", "30d"], repo)
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)

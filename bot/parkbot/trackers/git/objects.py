@@ -55,6 +55,39 @@ def _remember(cache: OrderedDict[str, V], key: str, value: V, *, limit: int = _C
         cache.popitem(last=False)
 
 
+#: Where in the repository's git directory a writer keeps the files ``hash-object`` reads (one folder each).
+SCRATCH = "parkbot-scratch"
+
+
+def _make_scratch(git_dir: str) -> str:
+    """A new folder of this process's own for scratch files, in the repository's git directory.
+
+    There, not in the system's temporary folder: it is writable wherever a write is made (git writes
+    the objects next to it), and making it costs two system calls, where ``tempfile`` (with the
+    ``shutil`` and ``random`` it loads) cost a ``park`` more than its own Python work.
+    """
+    parent = os.path.join(git_dir, SCRATCH)
+    os.makedirs(parent, exist_ok=True)
+    while True:
+        path = os.path.join(parent, f"{os.getpid()}-{os.urandom(6).hex()}")
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:  # pragma: no cover - 48 random bits taken already
+            continue
+        return path
+
+
+def _remove_scratch(path: str) -> None:
+    """Remove a scratch folder (it holds plain files only), and the parent when no other writer uses it."""
+    try:
+        for name in os.listdir(path):
+            os.unlink(os.path.join(path, name))
+        os.rmdir(path)
+        os.rmdir(os.path.dirname(path))
+    except OSError:
+        pass  # another writer's folder is still there, or this one is gone already
+
+
 class ObjectStore:
     """Object I/O of one repository through long-lived git helpers."""
 
@@ -79,9 +112,7 @@ class ObjectStore:
         for pipe in (self._reader, self._blobs, self._commits, self._tree_writer):
             pipe.close()
         if self._scratch is not None:
-            import shutil  # loaded by the first write (for its scratch files): reads never need it
-
-            shutil.rmtree(self._scratch, ignore_errors=True)
+            _remove_scratch(self._scratch)
             self._scratch = None
 
     # -- reading --------------------------------------------------------------------------------
@@ -186,11 +217,8 @@ class ObjectStore:
     def _scratch_files(self, count: int) -> list[str]:
         """Files ``hash-object --stdin-paths`` reads content from (reused: git has read them before we rewrite)."""
         if self._scratch is None:
-            import shutil  # only a write has scratch files: a command that only reads never loads these
-            import tempfile
-
-            self._scratch = tempfile.mkdtemp(prefix="parkbot-objects-")
-            weakref.finalize(self, shutil.rmtree, self._scratch, True)
+            self._scratch = _make_scratch(self.git.git_dir)
+            weakref.finalize(self, _remove_scratch, self._scratch)
         return [os.path.join(self._scratch, str(n)) for n in range(count)]
 
     def _hash_files(self, pipe: GitPipe, contents: Sequence[bytes]) -> list[str]:
