@@ -170,15 +170,16 @@ NOT_FOR_READ_COMMANDS = (
 )
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["gate", "--ref", "main"],
-        ["show", "billing-42-decision-refund"],
-        ["list"],
-        ["resume", "billing-42-decision-refund"],
-    ],
-)
+#: The commands that only read the backlog.
+READ_COMMANDS = [
+    ["gate", "--ref", "main"],
+    ["show", "billing-42-decision-refund"],
+    ["list"],
+    ["resume", "billing-42-decision-refund"],
+]
+
+
+@pytest.mark.parametrize("args", READ_COMMANDS)
 def test_reading_the_backlog_loads_no_temporary_files(repo: Path, args: list[str]) -> None:
     """A write hands git its content in scratch files (tempfile, and the shutil it loads); a read hands git
     nothing, and the errors of git's helpers go to a file in memory."""
@@ -214,15 +215,7 @@ def test_reading_the_backlog_loads_no_park_or_sync_code(repo: Path, args: list[s
     assert loaded(modules, NOT_FOR_READ_COMMANDS) == []
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["gate", "--ref", "main"],
-        ["show", "billing-42-decision-refund"],
-        ["list"],
-        ["resume", "billing-42-decision-refund"],
-    ],
-)
+@pytest.mark.parametrize("args", READ_COMMANDS)
 def test_each_read_command_loads_the_api_and_results_of_its_own_verb_only(repo: Path, args: list[str]) -> None:
     """``gate`` defines no decision view and ``show`` no gate report: of the API, the result models and the
     lifecycle, each command loads its own verb's modules (and the shared ones) and no other."""

@@ -248,8 +248,7 @@ def test_under_another_pydantic_core_the_models_are_pydantics_own() -> None:
         "from parkbot.core.models import Decision\n"
         "print(LIGHT, issubclass(Decision, BaseModel), type(Decision.__pydantic_validator__).__name__)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert done.stdout.split() == ["False", "True", "MockValSer"]
+    assert _printed(code) == ["False", "True", "MockValSer"]
 
 
 def test_on_the_pydantic_core_they_were_made_for_the_models_need_no_pydantic() -> None:
@@ -259,8 +258,13 @@ def test_on_the_pydantic_core_they_were_made_for_the_models_need_no_pydantic() -
         "from parkbot.core.models import Decision\n"
         "print(LIGHT, 'pydantic' in sys.modules, Decision.__mro__[-2].__module__)\n"
     )
+    assert _printed(code) == ["True", "False", "parkbot.core.light_models"]
+
+
+def _printed(code: str) -> list[str]:
+    """What ``code`` prints in a fresh process, word by word."""
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert done.stdout.split() == ["True", "False", "parkbot.core.light_models"]
+    return done.stdout.split()
 
 
 @pytest.mark.parametrize("path", PATHS)
