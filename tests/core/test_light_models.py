@@ -79,6 +79,15 @@ seen["constructed"] = [sorted(view.model_fields_set), view.model_dump_json()]
 seen["model fields"] = {name: [str(f.annotation), f.alias, f.is_required()] for name, f in Config.model_fields.items()}
 seen["decision fields"] = list(Decision.model_fields)
 seen["json schemas"] = [Decision.model_json_schema(), Config.model_json_schema(), DecisionView.model_json_schema()]
+from pydantic import BaseModel  # last: the light layer's process must not have loaded it before
+
+
+class Holder(BaseModel):  # a user's own pydantic model holding one of parkbot's
+    decision: Decision
+
+
+held = Holder(decision=decision)
+seen["held"] = [held.model_dump_json(), Holder.model_validate_json(held.model_dump_json()).decision == decision]
 print(json.dumps(seen, sort_keys=True, default=str))
 """
 
@@ -123,6 +132,7 @@ KEYS = (
     "model fields",
     "decision fields",
     "json schemas",
+    "held",
 )
 
 
