@@ -79,6 +79,23 @@ seen["constructed"] = [sorted(view.model_fields_set), view.model_dump_json()]
 seen["model fields"] = {name: [str(f.annotation), f.alias, f.is_required()] for name, f in Config.model_fields.items()}
 seen["decision fields"] = list(Decision.model_fields)
 seen["json schemas"] = [Decision.model_json_schema(), Config.model_json_schema(), DecisionView.model_json_schema()]
+# A record cannot vouch for itself: what stored data says of a proof, problems or a blocking proof is
+# refused (unknown fields), never read into the private attributes only an adapter that checked sets.
+forged = []
+good = {"good": True, "signer": "ana"}
+for model, data in (
+    (Answer, {**json.loads(answer.model_dump_json()), "_proof": good}),
+    (Answer, {**json.loads(answer.model_dump_json()), "proof": good}),
+    (Decision, {**json.loads(decision.model_dump_json()), "_blocking_proof": good}),
+    (Decision, {**json.loads(decision.model_dump_json()), "_problems": []}),
+):
+    try:
+        read = model.model_validate_json(json.dumps(data))
+        forged.append(["read", repr(getattr(read, "proof", None)), repr(getattr(read, "blocking_proof", None))])
+    except ValidationError as exc:
+        forged.append(["refused", [e["type"] for e in exc.errors(include_url=False)]])
+seen["forged"] = forged
+seen["plain read carries no proof"] = [Answer.model_validate_json(answer.model_dump_json()).proof is None]
 from pydantic import BaseModel  # last: the light layer's process must not have loaded it before
 
 
@@ -133,7 +150,15 @@ KEYS = (
     "decision fields",
     "json schemas",
     "held",
+    "forged",
+    "plain read carries no proof",
 )
+
+
+def test_stored_data_cannot_set_a_proof_on_the_light_layer(both: tuple[dict[str, object], dict[str, object]]) -> None:
+    light, _ = both
+    assert light["forged"] == [["refused", ["extra_forbidden"]]] * 4
+    assert light["plain read carries no proof"] == [True]
 
 
 @pytest.mark.parametrize("key", KEYS)
