@@ -190,6 +190,13 @@ def test_reading_the_backlog_loads_no_temporary_files(repo: Path, args: list[str
     assert loaded(modules, ("hashlib", "_hashlib")) == []
 
 
+def test_the_engines_missing_sentinel_is_made_only_when_the_engine_asks_for_it(repo: Path) -> None:
+    """pydantic-core asks for ``MISSING`` when it first writes a value; ``list`` prints without writing one, so
+    it never makes the sentinel (nor loads ``typing_extensions``, which makes it); ``gate`` writes one."""
+    assert "typing_extensions" not in imported(["list"], repo)
+    assert "typing_extensions" in imported(["gate", "--ref", "main"], repo)
+
+
 #: What each read command loads of the API and the results beyond what they share, and nothing else of them.
 READ_MODULES = {
     "gate": ["parkbot.api.reading", "parkbot.api.results.gate", "parkbot.core.lifecycle.gates"],

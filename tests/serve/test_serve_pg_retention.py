@@ -19,19 +19,11 @@ import pytest
 
 from parkbot.core.errors import InvalidInput
 from tests.support.postgres import Postgres, why_not
-from tests.support.serve import wait_for
+from tests.support.serve import Clock, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(why_not() is not None, reason=why_not() or "")]
 
 DAY = 86400.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(scope="module")

@@ -12,16 +12,9 @@ import pytest
 
 from parkbot.core.errors import InvalidInput
 from parkbot.serve.queue import PURGE_EVERY, SqliteQueue
+from tests.support.serve import Clock
 
 DAY = 86400.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def rows(path: Path) -> dict[str, str]:

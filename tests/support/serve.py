@@ -96,6 +96,16 @@ class FakeGitHubServer:
             yield self.fake
 
 
+class Clock:
+    """A queue's clock the test moves by hand (``clock.now += DAY``)."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -28,7 +28,7 @@ def _missing() -> Any:
 
 
 if "pydantic_core" not in sys.modules:
-    enter("pydantic_core", {"MISSING": _missing()})
+    enter("pydantic_core", {"MISSING": _missing})
 
 from pydantic_core._pydantic_core import (  # noqa: E402 - once the package is entered
     PydanticUndefined,

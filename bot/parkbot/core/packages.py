@@ -11,12 +11,13 @@ already imported, or one the import system cannot find this way, is left as it i
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
-def enter(name: str, given: Mapping[str, Any] | None = None) -> bool:
-    """Enter package ``name`` (see the module); ``given`` are names it has from the start, kept when it runs.
+def enter(name: str, given: Mapping[str, Callable[[], Any]] | None = None) -> bool:
+    """Enter package ``name`` (see the module). ``given`` makes names the package answers without running:
+    each made when first asked, and kept when it does run (so what was handed out stays the package's).
 
     Whether it was entered now.
     """
@@ -29,11 +30,14 @@ def enter(name: str, given: Mapping[str, Any] | None = None) -> bool:
         return False
     package = importlib.util.module_from_spec(spec)
     loader = spec.loader
-    kept = dict(given or {})
-    package.__dict__.update(kept)
+    makers = dict(given or {})
+    kept: dict[str, Any] = {}
 
     def complete(missing: str) -> Any:
-        """The first name the package lacks: run its ``__init__`` now, in place, and look again."""
+        """A name the package lacks: one of ``given``, or else run its ``__init__`` now, in place, and look again."""
+        if missing in makers:
+            kept[missing] = package.__dict__[missing] = makers.pop(missing)()
+            return kept[missing]
         del package.__dict__["__getattr__"]
         loader.exec_module(package)
         package.__dict__.update(kept)  # the objects handed out already stay the package's
