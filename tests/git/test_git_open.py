@@ -16,6 +16,7 @@ import builtins
 import hashlib
 import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -108,10 +109,14 @@ def git_processes(repo: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> li
 def test_show_and_gate_start_git_once_per_helper_they_need(
     layouts: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Finding the repository and its object format is one ``rev-parse``; objects are read by one ``cat-file``."""
+    """Finding the repository and its object format is one ``rev-parse``; loose objects are read from their
+    files, and packed ones by one ``cat-file``."""
     repo = layouts["checkout"]
     parked = CliRunner().invoke(cli, ["park", "-", "--repo", str(repo)], input=needs_input().model_dump_json())
     assert parked.exit_code == 0, parked.output
+    assert git_processes(repo, monkeypatch, "show", "billing-42-decision-refund") == ["rev-parse"]
+    assert git_processes(repo, monkeypatch, "gate", "--ref", "main") == ["rev-parse", "log"]
+    subprocess.run(["git", "repack", "-a", "-d", "-q"], cwd=repo, check=True)
     assert git_processes(repo, monkeypatch, "show", "billing-42-decision-refund") == ["rev-parse", "cat-file"]
     assert git_processes(repo, monkeypatch, "gate", "--ref", "main") == ["rev-parse", "cat-file", "log"]
 

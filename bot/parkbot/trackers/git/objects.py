@@ -23,6 +23,7 @@ from functools import cache
 from typing import TypeVar
 
 from parkbot.core.errors import BackendFailure
+from parkbot.trackers.git.loose import read_loose
 from parkbot.trackers.git.process import Git, GitFailed, GitPipe
 
 FILE_MODE = 0o100644
@@ -91,8 +92,10 @@ def _remove_scratch(path: str) -> None:
 class ObjectStore:
     """Object I/O of one repository through long-lived git helpers."""
 
-    def __init__(self, git: Git, object_format: str) -> None:
+    def __init__(self, git: Git, object_format: str, loose: str | None = None) -> None:
         self.git = git
+        #: The folder of loose objects read directly (:mod:`~parkbot.trackers.git.loose`); None: git reads all.
+        self.loose = loose
         self.object_format = object_format
         self.hex_length = 64 if object_format == "sha256" else 40
         self.zero = "0" * self.hex_length
@@ -132,8 +135,10 @@ class ObjectStore:
         if cached is not None:
             self._objects.move_to_end(oid)
             return cached
-        self._reader.send(oid.encode("ascii") + b"\n")
-        found = self._answer(oid)
+        found = read_loose(self.loose, oid) if self.loose is not None else None
+        if found is None:
+            self._reader.send(oid.encode("ascii") + b"\n")
+            found = self._answer(oid)
         if found is None:
             raise BackendFailure(f"object {oid} is missing from the repository; is the backlog ref damaged?")
         self._keep(oid, found)
@@ -148,20 +153,33 @@ class ObjectStore:
         return self.read(oid)[1]
 
     def read_many(self, oids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
-        """``(oid, content)`` of every object (those in memory first), pipelined :data:`READ_CHUNK` at a time."""
+        """``(oid, content)`` of every object, in order: those in memory, then the loose files, the rest
+        pipelined through git :data:`READ_CHUNK` at a time."""
         for start in range(0, len(oids), READ_CHUNK):
-            chunk = [oid for oid in oids[start : start + READ_CHUNK] if oid not in self._objects]
-            for oid in oids[start : start + READ_CHUNK]:
-                if oid in self._objects:
-                    yield oid, self._objects[oid][1]
-            if not chunk:
-                continue
-            self._reader.send(b"".join(oid.encode("ascii") + b"\n" for oid in chunk))
-            answers = [self._answer(oid) for oid in chunk]
-            for oid, found in zip(chunk, answers, strict=True):
-                if found is None:
-                    raise BackendFailure(f"object {oid} is missing from the repository; is the backlog ref damaged?")
-                yield oid, found[1]
+            part = oids[start : start + READ_CHUNK]
+            found: dict[str, bytes] = {}
+            asked: dict[str, None] = {}
+            for oid in part:
+                if oid in found or oid in asked:
+                    continue
+                here = self._objects.get(oid)
+                if here is None and self.loose is not None:
+                    here = read_loose(self.loose, oid)
+                if here is not None:
+                    found[oid] = here[1]
+                else:
+                    asked[oid] = None
+            if asked:
+                self._reader.send(b"".join(oid.encode("ascii") + b"\n" for oid in asked))
+                for oid in asked:
+                    answer = self._answer(oid)
+                    if answer is None:
+                        raise BackendFailure(
+                            f"object {oid} is missing from the repository; is the backlog ref damaged?"
+                        )
+                    found[oid] = answer[1]
+            for oid in part:
+                yield oid, found[oid]
 
     def tree(self, oid: str) -> Entries:
         entries = self._tree_cache.get(oid)

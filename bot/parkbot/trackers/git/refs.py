@@ -9,6 +9,7 @@ attempt: reads never cache a ref's value past a change of its file.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
@@ -148,6 +149,15 @@ class RefReader:
         if is_object_id(text):
             return text
         return self._packed_refs().get(ref)
+
+    def has_replacements(self) -> bool:
+        """Whether the repository has replacement objects (``git replace``), which git reads in place of others."""
+        try:
+            if any(os.scandir(self._common / "refs" / "replace")):
+                return True
+        except OSError:
+            pass
+        return any(name.startswith("refs/replace/") for name in self._packed_refs())
 
     def _packed_refs(self) -> dict[str, str]:
         """``packed-refs``, parsed again whenever the file is replaced (git rewrites it by rename)."""

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from parkbot.core.errors import BackendFailure, InvalidInput
 from parkbot.trackers.git.layout import DEFAULT_REF
+from parkbot.trackers.git.loose import loose_directory
 from parkbot.trackers.git.objects import ObjectStore, Snapshot, Transaction
 from parkbot.trackers.git.process import Git, GitFailed, Repository, RepositoryPaths
 from parkbot.trackers.git.refs import CAS_ATTEMPTS, CAS_SECONDS, RefReader, RefUpdater, RetriesExhausted, attempts
@@ -58,9 +59,10 @@ class BacklogRepository:
         self.common = Path(repo.common_dir)
         found = repo.object_format if isinstance(repo, Repository) else None  # asked when it was found
         self.object_format = found or self._object_format()
-        self.store = ObjectStore(self.git, self.object_format)
-        self.refs = RefUpdater(self.git, self.store.zero)
         self.ref_reader = RefReader(self.common)
+        loose = loose_directory(self.common, replacements=self.ref_reader.has_replacements())
+        self.store = ObjectStore(self.git, self.object_format, loose)
+        self.refs = RefUpdater(self.git, self.store.zero)
         self.state_dir = self.common / "parkbot"
         self.cas_attempts = CAS_ATTEMPTS
         self.cas_seconds = CAS_SECONDS
