@@ -85,14 +85,17 @@ def tokens(loader_class: Any, text: str) -> list[tuple[Any, ...]]:
     return seen
 
 
-#: Pieces of YAML and the characters a reader treats specially: line breaks of every kind, the byte order
-#: mark (no column), characters refused (C0, DEL, C1, U+FFFE, U+FFFF, surrogates) and accepted beyond ASCII.
+#: Characters YAML refuses: C0 controls, DEL, C1 controls, surrogates, U+FFFE and U+FFFF.
+REFUSED = [
+    "\x00", "\x07", "\x08", "\x0b", "\x0c", "\x0e", "\x1b", "\x1f", "\x7f", "\x80", "\x84", "\x86", "\x9f",
+    "\ud800", "\udfff", "\ufffe", "\uffff",
+]  # fmt: skip
+#: Pieces of YAML, line breaks of every kind, the byte order mark (no column), and characters accepted
+#: on either side of the refused ones.
 PIECES = [
     *"\n\r\t :-?,[]{}#&*!|>'\"%@`~=<\\.",
     "\r\n", "\x85", "\u2028", "\u2029", "\ufeff",
-    "\x00", "\x07", "\x08", "\x0b", "\x0c", "\x0e", "\x1b", "\x1f", "\x7f", "\x80", "\x84", "\x86", "\x9f",
-    "\xa0", "\xe9", "\ud7ff", "\ud800", "\udfff", "\ue000", "\ufffd", "\ufffe", "\uffff", "\U00010000",
-    "\U0001f600", "\U0010ffff",
+    "\xa0", "\xe9", "\ud7ff", "\ue000", "\ufffd", "\U00010000", "\U0001f600", "\U0010ffff",
     "a", "key", "owners", "default: x", "yes", "off", "true", "~", "null", "1", "0x1f", "1.5", ".nan",
     "2026-12-02", "\"\\x41\"", "'it''s'", "- ", "key: ", "  ", "---", "...", "%YAML 1.1\n", "!!str ", "&a ",
     "*a", "<<: ", "? ",
@@ -100,6 +103,7 @@ PIECES = [
 
 TEXTS = st.one_of(
     st.lists(st.sampled_from(PIECES), max_size=40).map("".join),
+    st.lists(st.sampled_from(PIECES + REFUSED), max_size=40).map("".join),
     st.text(max_size=60),
     st.text(alphabet=st.characters(codec="utf-8"), max_size=60),
 )
@@ -144,7 +148,7 @@ def attempt(method: Any, *args: Any) -> Any:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join), st.data())
+@given(st.lists(st.sampled_from(PIECES + REFUSED), max_size=30).map("".join), st.data())
 def test_the_reader_moves_through_any_text_as_pyyamls_does(text: str, data: st.DataObject) -> None:
     """Peeking, taking a prefix and stepping forward by any amount: the same characters at the same
     index, line and column, and marks with the same snippet."""
