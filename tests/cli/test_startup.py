@@ -359,8 +359,8 @@ def test_a_configuration_file_is_read_with_pyyaml(repo: Path, tmp_path: Path) ->
 
 
 def test_a_configuration_file_is_read_without_pyyamls_reader(tmp_path: Path) -> None:
-    """PyYAML's reader compiles, at import, a pattern that costs as much as a configuration file may add to a
-    command: parkbot reads the (already decoded) text with its own (parkbot.core.strict_yaml), so neither that
+    """PyYAML's reader compiles, at import, a pattern costing a third of what a configuration file may add to
+    a command's start: parkbot reads the (already decoded) text with its own (parkbot.core.strict_yaml), so neither that
     module nor PyYAML's loaders, which import it, are loaded: not to read a file, not to refuse one."""
     checkout = tmp_path / "configured"
     make_repo(checkout)

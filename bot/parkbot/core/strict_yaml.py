@@ -8,11 +8,11 @@ and the C extension too) runs only if something else asks the package for a name
 
 PyYAML parses; only its Reader is replaced, by :class:`TextReader`. The configuration is decoded
 before it is read (:func:`parkbot.core.config.decode_config`), so all a reader does is walk a text and
-refuse the characters YAML forbids; PyYAML's compiles, when its module is imported, a pattern of the
-characters YAML *allows* up to U+10FFFF, which takes about 3 ms: as long as a command in a repository
-with a configuration may take beyond one without. :class:`TextReader` moves and marks exactly as
-PyYAML's Reader does on text, and refuses the same characters with the same :class:`ReaderError`
-(``tests/core/test_strict_yaml.py`` holds the two together on any text).
+refuse the characters YAML forbids. PyYAML's compiles, when its module is imported, a pattern of the
+characters YAML *allows* up to U+10FFFF: about 3 ms, a third of the 15 % a configuration file may add
+to a command's start (docs/development/performance.md), for one pattern. :class:`TextReader` moves and
+marks exactly as PyYAML's Reader does on text, and refuses the same characters with the same
+:class:`ReaderError` (``tests/core/test_strict_yaml.py`` holds the two together on any text).
 """
 
 from __future__ import annotations
