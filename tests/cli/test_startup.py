@@ -358,6 +358,25 @@ def test_a_configuration_file_is_read_with_pyyaml(repo: Path, tmp_path: Path) ->
     assert listed.stdout.split() == ["refs/parkbot/other"]
 
 
+def test_a_configuration_file_is_read_without_pyyamls_reader(tmp_path: Path) -> None:
+    """PyYAML's reader compiles, at import, a pattern costing a third of what a configuration file may add to
+    a command's start: parkbot reads the (already decoded) text with its own (parkbot.core.strict_yaml), so neither that
+    module nor PyYAML's loaders, which import it, are loaded: not to read a file, not to refuse one."""
+    checkout = tmp_path / "configured"
+    make_repo(checkout)
+    (checkout / ".github").mkdir()
+    (checkout / ".github" / "parkbot.yml").write_text("owners:\n  default: bench@example.com\n", encoding="utf-8")
+    subprocess.run(
+        [sys.executable, "-m", "parkbot", "park", str(EXAMPLE)], cwd=checkout, check=True, capture_output=True
+    )
+    refused = tmp_path / "refused.yml"
+    refused.write_text("owners:\n  default: a\x07b\n", encoding="utf-8")
+    for args in (["gate", "--ref", "main"], ["config", "check", str(refused)]):
+        modules = imported(args, checkout)
+        assert "parkbot.core.strict_yaml" in modules  # it did read a configuration
+        assert loaded(modules, ("yaml.reader", "yaml.loader")) == []
+
+
 def test_a_command_loads_its_own_module_and_no_other_command_module(repo: Path) -> None:
     modules = imported(["gate", "--ref", "main"], repo)
     commands = loaded(modules, ("parkbot.cli",))
