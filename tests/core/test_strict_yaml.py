@@ -98,7 +98,7 @@ PIECES = [
     "\xa0", "\xe9", "\ud7ff", "\ue000", "\ufffd", "\U00010000", "\U0001f600", "\U0010ffff",
     "a", "key", "owners", "default: x", "yes", "off", "true", "~", "null", "1", "0x1f", "1.5", ".nan",
     "2026-12-02", "\"\\x41\"", "'it''s'", "- ", "key: ", "  ", "---", "...", "%YAML 1.1\n", "!!str ", "&a ",
-    "*a", "<<: ", "? ",
+    "*a", "<<: ", "? ", "Xy", "Q",
 ]  # fmt: skip
 
 TEXTS = st.one_of(
@@ -163,7 +163,9 @@ def test_the_reader_moves_through_any_text_as_pyyamls_does(text: str, data: st.D
         assert failure(raised.value)[2:] == failure(refused)[2:]
         return
     ours = TextReader(text)
+    assert (ours.name, ours.encoding) == (reference.name, reference.encoding)
     while reference.peek() != "\0":
+        assert ours.prefix() == reference.prefix()
         ahead = data.draw(st.integers(0, 4))
         assert attempt(ours.peek, ahead) == attempt(reference.peek, ahead)  # past the end: IndexError both
         assert ours.prefix(ahead + 1) == reference.prefix(ahead + 1)
@@ -190,5 +192,5 @@ def test_a_refused_character_is_reported_as_pyyaml_reports_it() -> None:
 
 def test_only_text_is_read() -> None:
     """The configuration is decoded before it is read (parkbot.core.config.decode_config): bytes are a mistake."""
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^the configuration is read as text, not bytes$"):
         StrictLoader(b"owners: {}\n")  # type: ignore[arg-type]
