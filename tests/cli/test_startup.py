@@ -190,11 +190,32 @@ def test_reading_the_backlog_loads_no_temporary_files(repo: Path, args: list[str
     assert loaded(modules, ("hashlib", "_hashlib")) == []
 
 
-def test_the_engines_missing_sentinel_is_made_only_when_the_engine_asks_for_it(repo: Path) -> None:
-    """pydantic-core asks for ``MISSING`` when it first writes a value; ``list`` prints without writing one, so
-    it never makes the sentinel (nor loads ``typing_extensions``, which makes it); ``gate`` writes one."""
-    assert "typing_extensions" not in imported(["list"], repo)
-    assert "typing_extensions" in imported(["gate", "--ref", "main"], repo)
+@pytest.mark.parametrize("args", [*READ_COMMANDS, ["park", str(EXAMPLE)]])
+def test_the_engines_missing_sentinel_is_made_without_typing_extensions(repo: Path, args: list[str]) -> None:
+    """pydantic-core asks for ``MISSING`` when it first writes a value (``gate``, ``show``, ``park`` do); parkbot
+    makes it as ``typing_extensions`` would (parkbot.core.engine), without loading that module."""
+    modules = imported(args, repo)
+    assert "parkbot.core.engine" in modules  # it did load the engine
+    assert "typing_extensions" not in modules
+
+
+def test_the_sentinel_is_made_when_the_engine_writes_and_not_before(repo: Path) -> None:
+    """The other side of the pin above: ``gate`` writes a value, so the engine asked for ``MISSING`` and
+    parkbot made it; ``list`` writes none and makes none."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.__stderr__.write("
+        "'MADE ' + type(sys.modules['pydantic_core'].__dict__.get('MISSING')).__name__ + '\\n'))\n"
+        "sys.argv = ['parkbot', *sys.argv[1:]]\n"
+        "from parkbot.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    made = {}
+    for args in (["gate", "--ref", "main"], ["list"]):
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=repo, env=env)
+        made[args[0]] = next(line for line in done.stderr.splitlines() if line.startswith("MADE ")).split()[1]
+    assert made == {"gate": "_Sentinel", "list": "NoneType"}
 
 
 #: What each read command loads of the API and the results beyond what they share, and nothing else of them.
