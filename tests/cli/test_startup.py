@@ -199,6 +199,21 @@ def test_the_engines_missing_sentinel_is_made_without_typing_extensions(repo: Pa
     assert "typing_extensions" not in modules
 
 
+@pytest.mark.parametrize("args", [*READ_COMMANDS, ["park"]])
+def test_commands_define_no_dataclass_and_copy_nothing(repo: Path, tmp_path: Path, args: list[str]) -> None:
+    """The value types every command defines (the tracker's, the actor, the list query, the backend) are
+    ``NamedTuple``s or plain classes, not dataclasses, which compile their methods at import; a model is
+    copied without ``copy``, and ``show`` reads a decision's fields without evaluating their annotations."""
+    if args == ["park"]:
+        fresh = tmp_path / "fresh.json"
+        fresh.write_text(EXAMPLE.read_text(encoding="utf-8").replace("billing-42", "lean-9"), encoding="utf-8")
+        args = ["park", str(fresh)]
+    modules = imported(args, repo)
+    assert "parkbot.core.tracker" in modules
+    assert args[0] != "park" or "parkbot.core.lifecycle.parking" in modules  # it did file
+    assert loaded(modules, ("dataclasses", "copy")) == []
+
+
 def test_the_sentinel_is_made_when_the_engine_writes_and_not_before(repo: Path) -> None:
     """The other side of the pin above: ``gate`` writes a value, so the engine asked for ``MISSING`` and
     parkbot made it; ``list`` writes none and makes none."""
