@@ -214,6 +214,30 @@ def test_commands_define_no_dataclass_and_copy_nothing(repo: Path, tmp_path: Pat
     assert loaded(modules, ("dataclasses", "copy")) == []
 
 
+@pytest.mark.parametrize("args", READ_COMMANDS)
+def test_reading_compiles_no_pattern_for_names_or_blank_text(repo: Path, args: list[str]) -> None:
+    """Names and non-blank text are checked as their published patterns read them (tests/core/test_identity.py),
+    without compiling either: neither ``NAME_PATTERN`` nor the patterns themselves are in ``re``'s cache."""
+    code = (
+        "import atexit, re, sys\n"
+        "def report():\n"
+        "    from parkbot.core import identity\n"
+        "    from parkbot.core.models import fields\n"
+        "    cached = {key[1] for key in re._cache}\n"
+        "    found = ['NAME_PATTERN' in vars(identity), identity.NAME_REGEX in cached]\n"
+        "    found.append(fields.NOT_BLANK_REGEX in cached)\n"
+        "    sys.__stderr__.write(f'COMPILED {found}\\n')\n"
+        "atexit.register(report)\n"
+        "sys.argv = ['parkbot', *sys.argv[1:]]\n"
+        "from parkbot.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=repo, env=env)
+    line = next(line for line in done.stderr.splitlines() if line.startswith("COMPILED "))
+    assert line == "COMPILED [False, False, False]", done.stderr
+
+
 def test_the_sentinel_is_made_when_the_engine_writes_and_not_before(repo: Path) -> None:
     """The other side of the pin above: ``gate`` writes a value, so the engine asked for ``MISSING`` and
     parkbot made it; ``list`` writes none and makes none."""
