@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from parkbot.config_file import find_config, load_config
@@ -35,14 +34,33 @@ def _nothing() -> None:
     return None
 
 
-@dataclass
 class Backend:
-    """An opened tracker and the configuration that governs it."""
+    """An opened tracker and the configuration that governs it.
 
-    name: BackendName
-    tracker: Tracker
-    config: Config
-    release: Callable[[], None] = field(default=_nothing, repr=False)
+    Written out rather than a dataclass, which compiles its methods when every command loads this module;
+    it compares and shows as the dataclass did (``release`` left out of its repr).
+    """
+
+    def __init__(
+        self, name: BackendName, tracker: Tracker, config: Config, release: Callable[[], None] = _nothing
+    ) -> None:
+        self.name = name
+        self.tracker = tracker
+        self.config = config
+        self.release = release
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.name, self.tracker, self.config, self.release)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Backend) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment] # mutable, as the dataclass was
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(name={self.name!r}, tracker={self.tracker!r}, config={self.config!r})"
 
     def close(self) -> None:
         """Release what the tracker holds open (the git backlog's helper processes)."""

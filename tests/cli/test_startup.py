@@ -190,11 +190,71 @@ def test_reading_the_backlog_loads_no_temporary_files(repo: Path, args: list[str
     assert loaded(modules, ("hashlib", "_hashlib")) == []
 
 
-def test_the_engines_missing_sentinel_is_made_only_when_the_engine_asks_for_it(repo: Path) -> None:
-    """pydantic-core asks for ``MISSING`` when it first writes a value; ``list`` prints without writing one, so
-    it never makes the sentinel (nor loads ``typing_extensions``, which makes it); ``gate`` writes one."""
-    assert "typing_extensions" not in imported(["list"], repo)
-    assert "typing_extensions" in imported(["gate", "--ref", "main"], repo)
+@pytest.mark.parametrize("args", [*READ_COMMANDS, ["park", str(EXAMPLE)]])
+def test_the_engines_missing_sentinel_is_made_without_typing_extensions(repo: Path, args: list[str]) -> None:
+    """pydantic-core asks for ``MISSING`` when it first writes a value (``gate``, ``show``, ``park`` do); parkbot
+    makes it as ``typing_extensions`` would (parkbot.core.engine), without loading that module."""
+    modules = imported(args, repo)
+    assert "parkbot.core.engine" in modules  # it did load the engine
+    assert "typing_extensions" not in modules
+
+
+@pytest.mark.parametrize("args", [*READ_COMMANDS, ["park"]])
+def test_commands_define_no_dataclass_and_copy_nothing(repo: Path, tmp_path: Path, args: list[str]) -> None:
+    """The value types every command defines (the tracker's, the actor, the list query, the backend) are
+    ``NamedTuple``s or plain classes, not dataclasses, which compile their methods at import; a model is
+    copied without ``copy``, and ``show`` reads a decision's fields without evaluating their annotations."""
+    if args == ["park"]:
+        fresh = tmp_path / "fresh.json"
+        fresh.write_text(EXAMPLE.read_text(encoding="utf-8").replace("billing-42", "lean-9"), encoding="utf-8")
+        args = ["park", str(fresh)]
+    modules = imported(args, repo)
+    assert "parkbot.core.tracker" in modules
+    assert args[0] != "park" or "parkbot.core.lifecycle.parking" in modules  # it did file
+    assert loaded(modules, ("dataclasses", "copy")) == []
+
+
+@pytest.mark.parametrize("args", READ_COMMANDS)
+def test_reading_compiles_no_pattern_for_names_or_blank_text(repo: Path, args: list[str]) -> None:
+    """Names and non-blank text are checked as their published patterns read them (tests/core/test_identity.py),
+    without compiling either: neither ``NAME_PATTERN`` nor the patterns themselves are in ``re``'s cache."""
+    code = (
+        "import atexit, re, sys\n"
+        "def report():\n"
+        "    from parkbot.core import identity\n"
+        "    from parkbot.core.models import fields\n"
+        "    cached = {key[1] for key in re._cache}\n"
+        "    found = ['NAME_PATTERN' in vars(identity), identity.NAME_REGEX in cached]\n"
+        "    found.append(fields.NOT_BLANK_REGEX in cached)\n"
+        "    sys.__stderr__.write(f'COMPILED {found}\\n')\n"
+        "atexit.register(report)\n"
+        "sys.argv = ['parkbot', *sys.argv[1:]]\n"
+        "from parkbot.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=repo, env=env)
+    line = next(line for line in done.stderr.splitlines() if line.startswith("COMPILED "))
+    assert line == "COMPILED [False, False, False]", done.stderr
+
+
+def test_the_sentinel_is_made_when_the_engine_writes_and_not_before(repo: Path) -> None:
+    """The other side of the pin above: ``gate`` writes a value, so the engine asked for ``MISSING`` and
+    parkbot made it; ``list`` writes none and makes none."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.__stderr__.write("
+        "'MADE ' + type(sys.modules['pydantic_core'].__dict__.get('MISSING')).__name__ + '\\n'))\n"
+        "sys.argv = ['parkbot', *sys.argv[1:]]\n"
+        "from parkbot.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot")}
+    made = {}
+    for args in (["gate", "--ref", "main"], ["list"]):
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=repo, env=env)
+        made[args[0]] = next(line for line in done.stderr.splitlines() if line.startswith("MADE ")).split()[1]
+    assert made == {"gate": "_Sentinel", "list": "NoneType"}
 
 
 #: What each read command loads of the API and the results beyond what they share, and nothing else of them.

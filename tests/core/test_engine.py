@@ -86,3 +86,69 @@ def test_once_the_package_runs_everything_is_as_after_a_plain_import() -> None:
     # pydantic sees the engine's own MISSING: a field left MISSING is not written.
     assert entered["after"] == [True, {"a": 1}, "str", plain["after"][3]]  # type: ignore[index]
     assert entered == plain | {"package ran": False}
+
+
+SENTINEL = """\
+import copy, json, pickle, sys, typing
+seen = {}
+if sys.argv[1] == "entered":
+    from parkbot.core.models import Decision
+    Decision.model_validate_json(sys.argv[2]).model_dump_json()  # the engine asks for MISSING: parkbot makes it
+    seen["made before pydantic"] = [
+        type(sys.modules["pydantic_core"].__dict__["MISSING"]).__module__,
+        "typing_extensions" in sys.modules,
+    ]
+import pydantic, pydantic_core
+from pydantic import MISSING, BaseModel
+class Probe(BaseModel):
+    a: int | MISSING = MISSING
+    b: typing.Union[int, MISSING] = MISSING
+    c: int | None | MISSING = MISSING
+seen["model"] = [
+    Probe().model_dump(),
+    Probe(a=1).model_dump_json(),
+    Probe.model_validate({"b": 2, "c": None}).model_dump(),
+    Probe.model_validate_json('{"a": 3}').model_dump(mode="json"),
+    repr(Probe()),
+    Probe.model_json_schema(),
+]
+seen["same"] = [pydantic_core.MISSING is pydantic.MISSING, pydantic_core.MISSING is MISSING]
+seen["sentinel"] = [
+    repr(MISSING),
+    str(MISSING),
+    MISSING.__name__,
+    MISSING.__module__,
+    callable(MISSING),
+    hash(MISSING) == hash(pydantic_core.MISSING),
+    {MISSING: 1}[pydantic_core.MISSING],
+    MISSING == MISSING,
+    MISSING != None,
+    repr(int | MISSING),
+    repr(MISSING | None),
+    repr(typing.Union[int, MISSING]),
+    (int | MISSING) == typing.Union[int, MISSING],
+    copy.copy(MISSING) is MISSING,
+    copy.deepcopy(MISSING) is MISSING,
+    [pickle.dumps(MISSING, protocol).hex() for protocol in range(pickle.HIGHEST_PROTOCOL + 1)],
+    [pickle.loads(pickle.dumps(MISSING, protocol)) is MISSING for protocol in range(pickle.HIGHEST_PROTOCOL + 1)],
+]
+print(json.dumps(seen, default=str))
+"""
+
+
+def test_the_missing_sentinel_parkbot_makes_is_the_one_pydantic_and_its_users_see() -> None:
+    """Made by the engine's first write without ``typing_extensions``, the sentinel is pydantic's ``MISSING``
+    and behaves as the one a plain import of pydantic-core makes with ``typing_extensions.sentinel``."""
+    entered = _run_with(SENTINEL, "entered", _record())
+    plain = _run_with(SENTINEL, "plain", "")
+    assert entered.pop("made before pydantic") == ["parkbot.core.engine", False]
+    assert entered["same"] == [True, True]
+    assert entered["model"][:4] == [{}, '{"a":1}', {"b": 2, "c": None}, {"a": 3}]  # type: ignore[index]
+    assert entered == plain
+
+
+def _run_with(code: str, *args: str) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    found: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return found

@@ -3,6 +3,7 @@ each, pinned by the exact message a person reads when a name is refused."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,9 +16,11 @@ from parkbot.core.identity import (
     ALPHABET_HINT,
     MAX_ID_LENGTH,
     MAX_NAME_LENGTH,
+    NAME_REGEX,
     SEPARATOR,
     check_decision_id,
     decision_id,
+    is_name,
     normalize_name,
 )
 from parkbot.trackers.github.labels import GITHUB_LABEL_MAX, decision_label
@@ -195,3 +198,20 @@ def test_an_id_without_the_separator_says_what_an_id_looks_like() -> None:
 
 def test_an_id_is_read_without_surrounding_whitespace_and_folded() -> None:
     assert check_decision_id("  Billing-42-DECISION-Refund\n") == "billing-42-decision-refund"
+
+
+#: Text near the edge of the name rule: its alphabet, what it leaves out, newlines (``$`` matches before a final
+#: one), whitespace, characters that fold into the alphabet.
+_NEAR_NAMES = st.text(alphabet=st.sampled_from("aZ09._-\n \t/@\u212a\u0130\u00df\u00e9"), max_size=8)
+
+
+@given(st.one_of(_NEAR_NAMES, names, st.text(max_size=8)))
+@settings(max_examples=400)
+def test_a_name_is_checked_exactly_as_its_published_pattern_reads_it(value: str) -> None:
+    """The check compiles no pattern, and accepts exactly what NAME_REGEX does (the schema publishes it)."""
+    assert is_name(value) is (re.search(NAME_REGEX, value) is not None)
+
+
+@pytest.mark.parametrize("value", ["", "a", "a\n", "a\n\n", "\na", "-a", "a-", "a.b", "A_9", "a b", "\u212a"])
+def test_the_edges_of_the_name_check(value: str) -> None:
+    assert is_name(value) is (re.search(NAME_REGEX, value) is not None)

@@ -21,8 +21,7 @@ here take authority only from what the backend can vouch for:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from parkbot.core.config import Config
 from parkbot.core.errors import Refused
@@ -33,9 +32,11 @@ from parkbot.core.tracker import Role, Tracker
 ROLE_RANK: dict[Role, int] = {"read": 1, "triage": 2, "write": 3, "maintain": 4, "admin": 5}
 
 
-@dataclass(frozen=True)
-class Actor:
-    """Who performed an act, as the backend verified it: a GitHub login or a git e-mail."""
+class Actor(NamedTuple):
+    """Who performed an act, as the backend verified it: a GitHub login or a git e-mail.
+
+    A ``NamedTuple``, not a dataclass: every command loads this module, and a dataclass compiles its methods.
+    """
 
     login: str
     bot: bool = False

@@ -10,21 +10,51 @@ So the package is entered into ``sys.modules`` as the import system makes it, bu
 not run until something asks the package for a name it does not have yet (pydantic does, as soon as it
 is imported): then the ``__init__`` runs in place, once, and the package is what a plain import makes.
 Where the package cannot be found this way, or was imported already, nothing is done differently.
+
+The engine itself asks its package for one name, ``MISSING``, the first time it writes a value. The
+package makes it with ``typing_extensions.sentinel``, and loading ``typing_extensions`` for it cost
+every command that prints a result more than the rest of its start-up in this module; so it is made
+here as a :class:`_Sentinel`, which behaves as that sentinel does wherever pydantic or a user relies on
+it (its repr, ``X | MISSING``, pickling and copying by name, identity and hashing), and stays the
+package's ``MISSING`` when the ``__init__`` runs later.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, Union
 
 from parkbot.core.packages import enter
 
 
+class _Sentinel:
+    """``typing_extensions.sentinel`` as pydantic-core's ``MISSING`` is one, without importing it (see the module)."""
+
+    def __init__(self, name: str, module: str) -> None:
+        self._name = name
+        self._repr = name
+        self.__module__ = module  # pickled by name, as the package's own name (``__reduce__``)
+
+    @property
+    def __name__(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return self._repr
+
+    def __or__(self, other: Any) -> Any:
+        return Union[self, other]  # noqa: UP007 - ``|`` would call this again
+
+    def __ror__(self, other: Any) -> Any:
+        return Union[other, self]  # noqa: UP007 - ``|`` would call this again
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
 def _missing() -> Any:
     """The one name the engine itself asks its package for (to leave unset fields out of what it writes)."""
-    from typing_extensions import Sentinel
-
-    return Sentinel("MISSING")
+    return _Sentinel("MISSING", "pydantic_core")
 
 
 if "pydantic_core" not in sys.modules:

@@ -15,10 +15,13 @@ can fold into an allowed one (the Kelvin sign ``K`` U+212A lowercases to ``k``: 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
 #: What a name may look like as written (before folding); the published JSON Schema uses this pattern.
 NAME_REGEX = r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$"
-NAME_PATTERN = re.compile(NAME_REGEX)
+if TYPE_CHECKING:
+    #: :data:`NAME_REGEX` compiled, on first use (``re`` keeps it): a command that checks no name compiles nothing.
+    NAME_PATTERN: re.Pattern[str]
 #: The characters a name or a decision id may have as written (before folding): a set, not a pattern, so
 #: that nothing is compiled at import for the checks that pass.
 _ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -27,6 +30,16 @@ SEPARATOR = "-decision-"
 #: The longest decision id: two names of the longest length around the separator.
 MAX_ID_LENGTH = 2 * MAX_NAME_LENGTH + len(SEPARATOR)
 ALPHABET_HINT = "use ASCII letters, digits, '.', '_' and '-' (upper case is folded to lower case)"
+
+
+_ENDS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def is_name(value: str) -> bool:
+    """Whether ``re.search(NAME_REGEX, value)`` finds a match (``$`` matching before one final newline, as
+    it does), answered without compiling the pattern: a command that reads names checks them all this way."""
+    written = value[:-1] if value.endswith("\n") else value
+    return bool(written) and written[0] in _ENDS and written[-1] in _ENDS and _ALPHABET.issuperset(written)
 
 
 def _fold(value: str) -> str:
@@ -50,7 +63,7 @@ def normalize_name(value: str, *, what: str = "name") -> str:
         raise ValueError(f"{what} must not be empty")
     if len(written) > MAX_NAME_LENGTH:
         raise ValueError(f"{what} is {len(written)} characters long; at most {MAX_NAME_LENGTH} allowed")
-    if not NAME_PATTERN.match(written):
+    if not is_name(written):
         bad = sorted({c for c in written if c not in _ALPHABET})
         shown = ", ".join(f"{c!r} (U+{ord(c):04X})" if not c.isascii() else repr(c) for c in bad)
         detail = f"characters {shown} are not allowed" if bad else "must start and end with a letter or digit"
@@ -73,3 +86,10 @@ def check_decision_id(value: str) -> str:
     if not written or not _ALPHABET.issuperset(written):
         raise ValueError(f"{value!r} is not a decision id: {ALPHABET_HINT}")
     return _fold(written)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "NAME_PATTERN":
+        pattern = globals()[name] = re.compile(NAME_REGEX)
+        return pattern
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,7 +15,6 @@ pydantic made of them. :mod:`parkbot.core.modeling` picks this layer or pydantic
 
 from __future__ import annotations
 
-import copy as _copy
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
@@ -171,12 +170,13 @@ class _ModelFields:
     def __get__(self, instance: object, owner: type[Model]) -> dict[str, FieldInfo]:
         found = owner.__dict__.get("__parkbot_model_fields__")
         if found is None:
+            import copy
             import typing
 
             hints = typing.get_type_hints(owner)
             found = {}
             for name, info in owner.__parkbot_fields__.items():
-                evaluated = _copy.copy(info)
+                evaluated = copy.copy(info)
                 evaluated.annotation = hints.get(name)
                 found[name] = evaluated
             type.__setattr__(owner, "__parkbot_model_fields__", found)
@@ -188,7 +188,11 @@ def _private_copy(model: Model, deep: bool, memo: dict[int, Any] | None = None) 
     if private is None:
         return None
     kept = {k: v for k, v in private.items() if v is not _MISSING}
-    return _copy.deepcopy(kept, memo) if deep else kept
+    if not deep:
+        return kept
+    import copy
+
+    return copy.deepcopy(kept, memo)
 
 
 def _shown(model: Model) -> list[tuple[str, Any]]:
@@ -337,13 +341,17 @@ class Model:
     def __copy__(self) -> Any:
         cls = type(self)
         made = cls.__new__(cls)
-        object.__setattr__(made, "__dict__", _copy.copy(self.__dict__))
-        object.__setattr__(made, "__pydantic_extra__", _copy.copy(self.__pydantic_extra__))
-        object.__setattr__(made, "__pydantic_fields_set__", _copy.copy(self.__pydantic_fields_set__))
+        # What ``copy.copy`` does with each (a dict, a dict or None, a set), without loading ``copy`` at start-up.
+        extra = self.__pydantic_extra__
+        object.__setattr__(made, "__dict__", self.__dict__.copy())
+        object.__setattr__(made, "__pydantic_extra__", None if extra is None else extra.copy())
+        object.__setattr__(made, "__pydantic_fields_set__", self.__pydantic_fields_set__.copy())
         object.__setattr__(made, "__pydantic_private__", _private_copy(self, False))
         return made
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Any:
+        import copy as _copy
+
         memo = {} if memo is None else memo
         cls = type(self)
         made = cls.__new__(cls)

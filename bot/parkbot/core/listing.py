@@ -2,15 +2,15 @@
 
 Pure: a query is built from what the caller gave (checked here, so every surface refuses the same
 bad input with the same words) and then judges decisions one at a time, so a caller can stream them.
+Its types are ``NamedTuple``s rather than dataclasses, which compile their methods when ``list`` loads them.
 """
 
 from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import Decision, utcnow
@@ -26,8 +26,7 @@ ListState = Literal["open", "resolved", "abandoned", "all"]
 Awaiting = Literal["planner", "review"]
 
 
-@dataclass(frozen=True)
-class Since:
+class Since(NamedTuple):
     """``answered_since`` as the caller gave it, resolved against the clock when the list is read."""
 
     value: Duration | timedelta | datetime | str
@@ -43,8 +42,7 @@ class Since:
         return Duration.of(value, what="answered_since").before(now, what="answered_since")
 
 
-@dataclass(frozen=True)
-class ListQuery:
+class ListQuery(NamedTuple):
     """Which decisions ``list`` shows, and in which order."""
 
     state: ListState

@@ -47,6 +47,25 @@ class AnswerConflict:
         )
 
 
+@dataclass(frozen=True)
+class SyncResult:
+    """What one ``sync`` did: ``action`` (``up-to-date``, ``fetched``, ``pushed``, ``merged``), and the
+    remote records it kept but that carry no authority (``<id>: unverified answer by ...``)."""
+
+    action: str
+    ignored: tuple[str, ...] = ()
+    #: Answers that conflicted (two owners answered differently on two copies): the earlier stands.
+    conflicts: tuple[AnswerConflict, ...] = ()
+
+    def summary(self) -> str:
+        text = self.action
+        if self.ignored:
+            text += f"; ignored {len(self.ignored)} unverified record(s): " + "; ".join(self.ignored)
+        if self.conflicts:
+            text += f"; {len(self.conflicts)} conflicting answer(s): " + "; ".join(c.message() for c in self.conflicts)
+        return text
+
+
 def _rank(version: Version) -> tuple[bool, bool]:
     resolved = version.decision.state == "resolved"
     return (resolved and version.counts, resolved)

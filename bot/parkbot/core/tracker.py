@@ -10,6 +10,10 @@ Adapters report *facts* and never apply rules: which decisions still link a depe
 (:class:`DependentState`), who a login is (:class:`~parkbot.core.authority.Actor`), what a signature proves
 (:class:`~parkbot.core.models.Proof`). The core turns facts into gates and refusals.
 
+The value types are ``NamedTuple``s (changed with ``_replace``), not dataclasses: every command loads
+this module, and a frozen dataclass compiles its methods when it is defined, about half a millisecond
+each. What ``sync`` returns (``SyncResult``) is defined with its merge and loaded on first use.
+
 Capabilities
 ------------
 A backend may offer more than :class:`Tracker`. Each extra is a small, named, runtime-checkable
@@ -26,8 +30,7 @@ never builds them.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from parkbot.core.lazy import exports
 from parkbot.core.models import Answer, Decision, LogEntry
@@ -70,10 +73,12 @@ if TYPE_CHECKING:
         SeenDecisions,
         UnindexedDecisions,
     )
-    from parkbot.core.merge import AnswerConflict  # ``sync``'s merge only
+    from parkbot.core.merge import SyncResult  # ``sync``'s merge only
 else:
-    #: Loaded on first use (see the module docstring).
-    __getattr__, __dir__ = exports(__name__, dict.fromkeys(_CAPABILITIES, "parkbot.core.capabilities"))
+    #: Loaded on first use (see the module docstring); what ``sync`` returns, with its merge.
+    __getattr__, __dir__ = exports(
+        __name__, {**dict.fromkeys(_CAPABILITIES, "parkbot.core.capabilities"), "SyncResult": "parkbot.core.merge"}
+    )
 
 GateState = Literal["open", "blocked"]
 #: The reactions a comment can get (GitHub's set); parkbot uses eyes (taken up), +1 (done), confused (refused).
@@ -82,8 +87,7 @@ ReactionContent = Literal["+1", "-1", "laugh", "confused", "heart", "hooray", "r
 Role = Literal["read", "triage", "write", "maintain", "admin"]
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(NamedTuple):
     """Where a decision lives: ``number``/``url`` on GitHub, ``ref`` (and ``path``) in git."""
 
     backend: str
@@ -93,11 +97,10 @@ class Location:
     url: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
+        return {k: v for k, v in self._asdict().items() if v is not None}
 
 
-@dataclass(frozen=True)
-class GateResult:
+class GateResult(NamedTuple):
     """Whether a dependent (``#N`` or ``branch:<name>``) may proceed, and what still blocks it."""
 
     target: str
@@ -123,8 +126,7 @@ class GateResult:
         return shown
 
 
-@dataclass(frozen=True)
-class DependentState:
+class DependentState(NamedTuple):
     """One dependent of a decision, as the backend sees it right after linking or clearing it.
 
     ``others`` are the decisions that still link it besides the one being parked or resolved;
@@ -258,25 +260,6 @@ class Tracker(Protocol):
 
 
 # --- capabilities ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SyncResult:
-    """What one ``sync`` did: ``action`` (``up-to-date``, ``fetched``, ``pushed``, ``merged``), and the
-    remote records it kept but that carry no authority (``<id>: unverified answer by ...``)."""
-
-    action: str
-    ignored: tuple[str, ...] = ()
-    #: Answers that conflicted (two owners answered differently on two copies): the earlier stands.
-    conflicts: tuple[AnswerConflict, ...] = ()
-
-    def summary(self) -> str:
-        text = self.action
-        if self.ignored:
-            text += f"; ignored {len(self.ignored)} unverified record(s): " + "; ".join(self.ignored)
-        if self.conflicts:
-            text += f"; {len(self.conflicts)} conflicting answer(s): " + "; ".join(c.message() for c in self.conflicts)
-        return text
 
 
 @runtime_checkable

@@ -37,8 +37,9 @@ class DecisionItem(Decision):
 
     @classmethod
     def of(cls, decision: Decision, **extra: Any) -> Any:
-        # Built, not validated again: the decision was validated when it was read.
-        fields = {name: getattr(decision, name) for name in Decision.model_fields}
+        # Built, not validated again: the decision was validated when it was read. Its fields are what its
+        # ``__dict__`` holds (on both model layers): ``model_fields`` would evaluate every annotation first.
+        fields = dict(vars(decision))
         built = {**fields, "owners_chain": decision.chain(), "found_problems": list(decision.problems), **extra}
         return cls.model_construct(**built)
 

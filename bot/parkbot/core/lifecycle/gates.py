@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from parkbot.core.config import Config
 from parkbot.core.lifecycle.reading import verify
 from parkbot.core.models import Decision
@@ -25,7 +23,7 @@ def publish_gates(tracker: Tracker, decision: Decision, states: list[DependentSt
         linked = [d for d in state.others if d.id != decision.id]
         result = evaluate_gate(state.target, [decision, *linked])
         if state.note:
-            result = replace(result, note=state.note)
+            result = result._replace(note=state.note)
         if state.publishable:
             result = per_commit(tracker, config=None, result=result, current=decision)
             tracker.publish_gate(result)
@@ -77,4 +75,4 @@ def per_commit(
             blockers.update((d.id, d) for d in sibling.blocking)
     if not blockers:
         return result
-    return replace(result, blocking=tuple(blockers.values()), same_commit=tuple(waiting))
+    return result._replace(blocking=tuple(blockers.values()), same_commit=tuple(waiting))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 # The identity names the models are built on, importable from here as they always were.
 from parkbot.core.identity import (
     MAX_NAME_LENGTH,
-    NAME_PATTERN,
+    NAME_REGEX,
     SEPARATOR,
     check_decision_id,
     decision_id,
@@ -37,7 +37,6 @@ from parkbot.core.models.fields import (
     MAX_TITLE,
     MAX_WORK_DEPTH,
     MAX_WORK_SO_FAR_BYTES,
-    NAME_REGEX,
     NOT_BLANK_REGEX,
     OPTION_TEXT_REGEX,
     PULL_REQUEST_REGEX,
@@ -85,6 +84,7 @@ from parkbot.core.models.records import (
 )
 
 if TYPE_CHECKING:
+    from parkbot.core.identity import NAME_PATTERN
     from parkbot.core.models.results import (
         AgentResult,
         Done,
@@ -191,4 +191,7 @@ install_from(_generated)
 
 from parkbot.core.lazy import exports  # noqa: E402
 
-__getattr__, __dir__ = exports(__name__, dict.fromkeys(_RESULTS.split(), "parkbot.core.models.results"))
+__getattr__, __dir__ = exports(
+    __name__,
+    {**dict.fromkeys(_RESULTS.split(), "parkbot.core.models.results"), "NAME_PATTERN": "parkbot.core.identity"},
+)

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from parkbot.core.identity import (
     MAX_NAME_LENGTH,
-    NAME_PATTERN,
+    NAME_REGEX,
     SEPARATOR,
     check_decision_id,
+    is_name,
     normalize_name,
 )
 from parkbot.core.modeling import AfterValidator, BeforeValidator, ConfigDict, Field, GetJsonSchemaHandler, Model
@@ -58,8 +59,7 @@ def _bare(pattern: str) -> str:
     return pattern[1:-1]  # without capturing groups: tests/core/models/test_fields.py checks
 
 
-#: An origin, a key or an option id as written (the alphabet is :mod:`parkbot.core.identity`'s).
-NAME_REGEX = NAME_PATTERN.pattern
+# An origin, a key or an option id as written: NAME_REGEX (the alphabet is :mod:`parkbot.core.identity`'s).
 _NAME = _bare(NAME_REGEX)
 #: A full decision id as written: ``<origin>-decision-<key>``.
 DECISION_ID_REGEX = f"^{_NAME}{SEPARATOR}{_NAME}$"
@@ -106,7 +106,7 @@ class _NameRule(NamedTuple):
     def __call__(self, value: str) -> str:
         if len(value) > MAX_NAME_LENGTH:
             raise ValueError(f"{self.what} is {len(value)} characters long; at most {MAX_NAME_LENGTH} allowed")
-        if not NAME_PATTERN.search(value):
+        if not is_name(value):
             raise ValueError(_name_problem(value, self.what))
         return normalize_name(value, what=self.what)
 
@@ -132,7 +132,8 @@ _NAME_SCHEMA = _Schema(pattern=NAME_REGEX, maxLength=MAX_NAME_LENGTH)
 
 
 def _not_blank(value: str) -> str:
-    if not re.search(NOT_BLANK_REGEX, value):
+    # What ``re.search(NOT_BLANK_REGEX, value)`` finds (``\S``: not ``str.isspace``), without compiling it.
+    if not value.strip():
         raise ValueError("must contain non-whitespace text")
     return value
 
@@ -197,7 +198,7 @@ def _option_from_text(value: Any) -> Any:
     match = re.search(OPTION_TEXT_REGEX, value)
     if match is None:
         ident = value.partition(":")[0]
-        if ident and (len(ident) > MAX_NAME_LENGTH or not NAME_PATTERN.search(ident)):
+        if ident and (len(ident) > MAX_NAME_LENGTH or not is_name(ident)):
             raise ValueError(f"{value!r} is not an option: {_name_problem(ident, 'its id')}")
         raise ValueError(
             f"{value!r} is not an option: write \"id: label\" (an id of letters, digits, '.', '_' or '-', "
@@ -294,7 +295,7 @@ AssumptionInput = Annotated[
 
 def _inventory_entry(value: str) -> str:
     """A key of this origin, or a full decision id; folded."""
-    if len(value) <= MAX_NAME_LENGTH and NAME_PATTERN.search(value):
+    if len(value) <= MAX_NAME_LENGTH and is_name(value):
         folded = normalize_name(value, what="decision key")
         return check_decision_id(folded) if SEPARATOR in folded else folded
     if len(value) <= MAX_ID_LENGTH and re.search(DECISION_ID_REGEX, value):

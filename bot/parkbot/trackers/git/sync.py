@@ -16,9 +16,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from parkbot.core.errors import BackendFailure, InvalidInput
-from parkbot.core.merge import AnswerConflict, Version, earlier, merge_versions
+from parkbot.core.merge import AnswerConflict, SyncResult, Version, earlier, merge_versions
 from parkbot.core.models import Answer, LogEntry
-from parkbot.core.tracker import SyncResult
 from parkbot.trackers.git.layout import (
     ANSWERS,
     CONFLICTS,

@@ -52,7 +52,6 @@ from typing import TYPE_CHECKING
 from parkbot.core.config import Config
 from parkbot.core.errors import InvalidInput
 from parkbot.core.links import UNVERIFIED_TITLE
-from parkbot.core.tracker import SyncResult
 from parkbot.trackers.git.dependents import BranchDependents
 from parkbot.trackers.git.facts import AuthorityFacts
 from parkbot.trackers.git.forward import Forward, Later
@@ -64,6 +63,7 @@ from parkbot.trackers.git.refs import check_backlog_ref
 from parkbot.trackers.git.repository import BacklogRepository
 
 if TYPE_CHECKING:
+    from parkbot.core.merge import SyncResult
     from parkbot.trackers.git.question_log import QuestionLog
     from parkbot.trackers.git.sources import PlannerSources
     from parkbot.trackers.git.sync import Syncer
