@@ -494,3 +494,23 @@ def test_a_command_leaves_the_environment_as_the_user_set_it(repo: Path, args: l
     assert done.returncode == 0, done.stderr
     seen = json.loads(next(line for line in done.stderr.splitlines() if line.startswith("ENV ")).removeprefix("ENV "))
     assert seen == env
+
+
+def test_a_park_writes_its_objects_without_starting_hash_object(repo: Path, tmp_path: Path) -> None:
+    """The new blobs, trees and commit are loose objects parkbot writes itself: a park starts git to find the
+    repository, read its settings, move the ref and look at the gated branch, and to read what is packed."""
+    fresh = tmp_path / "fresh.json"
+    fresh.write_text(EXAMPLE.read_text(encoding="utf-8").replace("billing-42", "objects-9"), encoding="utf-8")
+    trace = tmp_path / "trace.txt"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "bot"), "GIT_TRACE": str(trace)}
+    done = subprocess.run(
+        [sys.executable, "-m", "parkbot", "park", str(fresh)], cwd=repo, env=env, capture_output=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    started = [
+        line.split("built-in: git ", 1)[1].split()[0]
+        for line in trace.read_text().splitlines()
+        if "built-in: git " in line
+    ]
+    assert "hash-object" not in started
+    assert [name for name in started if name != "cat-file"] == ["rev-parse", "config", "update-ref", "rev-parse"]

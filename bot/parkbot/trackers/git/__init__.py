@@ -1,11 +1,11 @@
 """The embedded git backlog: decisions stored on a ref of the repository itself.
 
 Decisions live on their own ref (``refs/parkbot/backlog`` by default), never on a branch. Every
-change is one commit on that ref, its objects written by git itself (``hash-object``,
-``commit-tree``; read through one ``cat-file --batch``), published with a compare-and-swap of the
-ref. The working tree, the index and ``HEAD`` are never touched, so parking works in a dirty
-checkout, in the middle of a rebase, or in a bare repository; SHA-1 and SHA-256 repositories work
-alike.
+change is one commit on that ref, its objects written as git writes them (loose objects in the
+repository's format; ``hash-object`` and ``commit-tree`` where git must; read through one
+``cat-file --batch``), published with a compare-and-swap of the ref. The working tree, the index
+and ``HEAD`` are never touched, so parking works in a dirty checkout, in the middle of a rebase, or
+in a bare repository; SHA-1 and SHA-256 repositories work alike.
 
 Tree layout of the backlog ref (layout 2)::
 

@@ -1,11 +1,14 @@
-"""Git objects of the backlog, read and written by git itself, and the trees built from them.
+"""Git objects of the backlog: read and written as git reads and writes them, and the trees built from them.
 
-:class:`ObjectStore` reads through one ``git cat-file --batch`` (requests are pipelined, so
-reading ten thousand blobs costs a few hundred round trips, not ten thousand) and writes through
-``git hash-object -w --stdin-paths`` (blobs, trees and unsigned commits; parkbot only puts a tree's
-entries in git's order). Git computes every object id and writes every object, so the code is the
-same for SHA-1 and SHA-256 repositories. Only content-addressed data (objects, parsed trees, a
-commit's tree) is cached, so nothing here can go stale.
+:class:`ObjectStore` reads loose objects straight from their files (:mod:`~parkbot.trackers.git.loose`)
+and the others through one ``git cat-file --batch`` (requests are pipelined, so reading ten
+thousand blobs costs a few hundred round trips, not ten thousand). It writes blobs,
+trees and unsigned commits as loose objects itself (:mod:`~parkbot.trackers.git.loose_writes`: no
+process start), in the repository's object format; where it cannot (objects shared with a group,
+kept elsewhere, a write refused by the file system, or content it does not vouch for), ``git
+hash-object -w --stdin-paths`` writes them and checks them. parkbot only puts a tree's entries in
+git's order. Only content-addressed data (objects, parsed trees, a commit's tree) is cached, so
+nothing here can go stale.
 
 A :class:`Snapshot` reads one commit of the backlog ref; a :class:`Transaction` stages file
 changes on top of it, and :meth:`Transaction.build` writes the new blobs in one batch and then the
@@ -18,13 +21,16 @@ import os
 import re
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from parkbot.core.errors import BackendFailure
 from parkbot.trackers.git.loose import read_loose
 from parkbot.trackers.git.process import Git, GitFailed, GitPipe
+
+if TYPE_CHECKING:  # loaded by the first write, never by a command that only reads
+    from parkbot.trackers.git.loose_writes import LooseObjects
 
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
@@ -108,8 +114,12 @@ class ObjectStore:
         self._objects: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
         self._commit_trees: OrderedDict[str, str] = OrderedDict()
         self._scratch: str | None = None
-        #: Objects this store asked git to write (new or not): what the packer counts.
+        #: Objects this store wrote or asked git to write (new or not): what the packer counts.
         self.written = 0
+        #: Makes the writer of loose objects on first write (None: git writes every object); see :meth:`_direct`.
+        self.loose_writer: Callable[[], LooseObjects | None] | None = None
+        self._writer: LooseObjects | None = None
+        self._writer_asked = False
 
     def close(self) -> None:
         for pipe in (self._reader, self._blobs, self._commits, self._tree_writer):
@@ -255,17 +265,45 @@ class ObjectStore:
         self.written += len(oids)
         return oids
 
+    def _direct(self) -> LooseObjects | None:
+        """The writer of loose objects, made on first use; None where git must write them."""
+        if not self._writer_asked:
+            self._writer_asked = True
+            self._writer = self.loose_writer() if self.loose_writer is not None else None
+        return self._writer
+
+    def _write(self, kind: str, pipe: GitPipe, contents: Sequence[bytes], *, plain: bool = True) -> list[str]:
+        """Write objects directly when the store can and ``plain`` (content checked to be well formed),
+        else through ``pipe``; a file system that refuses the direct write hands this and every later
+        write to git, which then writes them or fails as it would have."""
+        loose = self._direct() if plain else None
+        if loose is not None:
+            try:
+                oids = [loose.write(kind, data) for data in contents]
+            except OSError:
+                self._writer = None
+            else:
+                self.written += len(oids)
+                return oids
+        return self._hash_files(pipe, contents)
+
     def write_blobs(self, contents: Sequence[bytes]) -> list[str]:
         """Write blobs (one batch) and return their ids."""
-        oids = self._hash_files(self._blobs, contents) if contents else []
+        oids = self._write("blob", self._blobs, contents) if contents else []
         for oid, data in zip(oids, contents, strict=True):
             self._keep(oid, ("blob", data))
         return oids
 
     def write_commit(self, body: bytes) -> str:
-        """Write an unsigned commit object whose text is ``body`` (git checks its format)."""
+        """Write an unsigned commit object whose text is ``body``.
+
+        Written directly only when its header is in the form ``git fsck --strict`` accepts
+        (:func:`~parkbot.trackers.git.loose_writes.plain_commit`); git checks any other and refuses a bad one.
+        """
+        from parkbot.trackers.git.loose_writes import plain_commit
+
         try:
-            return self._hash_files(self._commits, [body])[0]
+            return self._write("commit", self._commits, [body], plain=plain_commit(body, self.hex_length))[0]
         except GitFailed as exc:
             raise BackendFailure(f"git refused the commit: {exc.stderr or exc}") from exc
 
@@ -275,13 +313,18 @@ class ObjectStore:
     def write_trees(self, trees: Sequence[Entries]) -> list[str]:
         """Write trees (one batch) and return their ids.
 
-        The entries are put in git's tree format and order here and hashed and written by
-        ``git hash-object -t tree``, which checks the format. (``git mktree`` looks every entry's
-        object up, through delta chains in packs: 10 ms for the 512 entries of ``decisions/``.)
+        The entries are put in git's tree format and order here. A batch whose every entry is one git
+        takes as it is (:func:`~parkbot.trackers.git.loose_writes.plain_tree`) is written directly, any other
+        by ``git hash-object -t tree``, which checks it. (``git mktree`` looks every entry's object up,
+        through delta chains in packs: 10 ms for the 512 entries of ``decisions/``.)
         """
         if not trees:
             return []
-        oids = self._hash_files(self._tree_writer, [self.encode_tree(entries) for entries in trees])
+        from parkbot.trackers.git.loose_writes import plain_tree
+
+        encoded = [self.encode_tree(entries) for entries in trees]
+        plain = all(plain_tree(entries, self.hex_length) for entries in trees)
+        oids = self._write("tree", self._tree_writer, encoded, plain=plain)
         for oid, entries in zip(oids, trees, strict=True):
             _remember(self._tree_cache, oid, dict(entries))
         return oids

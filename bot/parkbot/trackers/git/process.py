@@ -1,13 +1,13 @@
 """Running git: one-shot commands, and long-lived helpers spoken to over pipes.
 
-Every object of the backlog is read and written by git itself (``cat-file --batch``,
-``hash-object --stdin-paths``, ``commit-tree``), so SHA-1 and SHA-256
-repositories work alike and nothing here knows how objects are encoded. A helper is started on
-first use and kept for the life of the tracker, so a write costs a few pipe round trips instead
-of a process start per object. A helper's errors go to a file (an anonymous one in memory where the
-system has ``memfd_create``, else a temporary file), never to a pipe nobody reads, so git can never
-block on them. Finding the repository is git's job too (``rev-parse``):
-the backlog never needs GitPython, which costs a command a tenth of a second to import.
+Objects are read by git (``cat-file --batch``) and written by git where parkbot does not write
+them itself (``hash-object --stdin-paths``, ``commit-tree``); nothing here knows how objects are
+encoded. A helper is started on first use and kept for the life of the tracker, so a read costs a
+few pipe round trips instead of a process start per object. A helper's errors go to a file (an
+anonymous one in memory where the system has ``memfd_create``, else a temporary file), never to a
+pipe nobody reads, so git can never block on them. Finding the repository is git's job too
+(``rev-parse``): the backlog never needs GitPython, which costs a command a tenth of a second to
+import.
 """
 
 from __future__ import annotations

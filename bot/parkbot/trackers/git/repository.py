@@ -5,8 +5,9 @@ A write is a function of the tree it read (:meth:`BacklogRepository.mutate`): it
 ref moves by compare-and-swap; when another writer moved it meanwhile, the change is re-read and
 re-applied (bounded), then :class:`~parkbot.core.errors.BackendFailure` says it is safe to run again.
 
-Commits are written by ``git hash-object -t commit`` (unsigned, no process start) or, when they
-must be signed or the user's ``commit.gpgSign`` asks for it, by ``git commit-tree``, which signs
+Objects are written as loose objects by :class:`~parkbot.trackers.git.objects.ObjectStore` (no
+process start; ``git hash-object`` where it cannot); commits are written that way unsigned, or when
+they must be signed or the user's ``commit.gpgSign`` asks for it, by ``git commit-tree``, which signs
 with the user's own setup (``gpg.format``, ``user.signingkey``). Author and committer are the git
 user (``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` respected), else ``parkbot <parkbot@localhost>``.
 """
@@ -14,6 +15,7 @@ user (``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` respected), else ``parkbot <parkbot@l
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -31,6 +33,7 @@ from parkbot.trackers.git.refs import CAS_ATTEMPTS, CAS_SECONDS, RefReader, RefU
 if TYPE_CHECKING:  # the writing side: loaded by the first write, never by a command that only reads
     from parkbot.trackers.git.change import Change, UserSettings
     from parkbot.trackers.git.edit import BacklogEdit
+    from parkbot.trackers.git.loose_writes import LooseObjects
     from parkbot.trackers.git.packing import Packer
 
 FALLBACK_IDENTITY = ("parkbot", "parkbot@localhost")
@@ -62,6 +65,13 @@ class BacklogRepository:
         self.ref_reader = RefReader(self.common)
         loose = loose_directory(self.common, replacements=self.ref_reader.has_replacements())
         self.store = ObjectStore(self.git, self.object_format, loose)
+        owner = weakref.ref(self)  # the store does not keep its repository alive (no cycle to collect)
+
+        def loose_writer() -> LooseObjects | None:
+            repository = owner()
+            return repository._loose_writer() if repository is not None else None
+
+        self.store.loose_writer = loose_writer
         self.refs = RefUpdater(self.git, self.store.zero)
         self.state_dir = self.common / "parkbot"
         self.cas_attempts = CAS_ATTEMPTS
@@ -73,6 +83,7 @@ class BacklogRepository:
         #: Whether writes that record answers or escalations must be signed (``answers.require_signed``).
         self.sign_answers = False
         self._settings: UserSettings | None = None
+        self._config: dict[str, str] | None = None
         self._counted = 0
 
     @cached_property
@@ -97,13 +108,19 @@ class BacklogRepository:
 
     # -- the user's settings ------------------------------------------------------------------------
 
-    def settings(self) -> UserSettings:
-        """``user.name``, ``user.email``, ``commit.gpgSign``, ``gpg.format``, ``user.signingKey`` (one process)."""
-        if self._settings is None:
-            from parkbot.trackers.git.change import UserSettings
+    def config(self) -> dict[str, str]:
+        """The settings a write depends on (lower-case keys), read by one ``git config``.
 
+        The git user's (``user.name``, ``user.email``, ``commit.gpgSign``, ``gpg.format``,
+        ``user.signingKey``) and those that say how git writes objects
+        (:func:`~parkbot.trackers.git.loose_writes.loose_writer`).
+        """
+        if self._config is None:
             done = self.git.run(
-                "config", "-z", "--get-regexp", r"^(user\.(name|email|signingkey)|commit\.gpgsign|gpg\.format)$",
+                "config", "-z", "--get-regexp",
+                r"^(user\.(name|email|signingkey)|commit\.gpgsign|gpg\.format"
+                r"|core\.(sharedrepository|compression|loosecompression|fsync|fsyncobjectfiles)"
+                r"|extensions\.compatobjectformat)$",
                 check=False,
             )  # fmt: skip
             values: dict[str, str] = {}
@@ -111,6 +128,15 @@ class BacklogRepository:
                 key, _, value = record.partition("\n")
                 if key:
                     values[key.lower()] = value.strip()
+            self._config = values
+        return self._config
+
+    def settings(self) -> UserSettings:
+        """``user.name``, ``user.email``, ``commit.gpgSign``, ``gpg.format``, ``user.signingKey``."""
+        if self._settings is None:
+            from parkbot.trackers.git.change import UserSettings
+
+            values = self.config()
             self._settings = UserSettings(
                 name=values.get("user.name") or None,
                 email=values.get("user.email") or None,
@@ -119,6 +145,12 @@ class BacklogRepository:
                 signing_key=values.get("user.signingkey") or None,
             )
         return self._settings
+
+    def _loose_writer(self) -> LooseObjects | None:
+        """How the store writes objects itself: into the objects every worktree shares (None: git writes them)."""
+        from parkbot.trackers.git.loose_writes import loose_writer
+
+        return loose_writer(os.fspath(self.common / "objects"), self.object_format, self.config())
 
     def identity(self, role: str) -> tuple[str, str]:
         """Name and e-mail of the author or committer (``role``: ``AUTHOR``/``COMMITTER``)."""
