@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import zlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -124,8 +125,6 @@ class LooseObjects:
 
         An :class:`OSError` (a read-only repository, a full disk) leaves no temporary file behind.
         """
-        import zlib
-
         oid = self.object_id(kind, content)
         final = self.path(oid)
         try:
