@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import zlib
 from collections.abc import Callable, Mapping
 from typing import Any
-
-from parkbot.trackers.git.layout import _sha256
 
 #: git's modes parkbot writes directly (symbolic links and submodules are left to git's own checks).
 _PLAIN_MODES = frozenset((0o100644, 0o100755, 0o040000))
@@ -33,14 +32,18 @@ _PLAIN_NAME = frozenset(chr(c) for c in range(0x20, 0x7F)) - {"/"}
 _TRUE = {"true", "yes", "on", "1", ""}
 
 
-def _sha1() -> Callable[[bytes], Any]:
-    """The interpreter's own SHA-1 (``_sha1``), without OpenSSL's binding; :mod:`hashlib` where a build lacks it."""
+def _hasher(object_format: str) -> Callable[[bytes], Any]:
+    """The interpreter's own SHA-1 (``_sha1``) or SHA-256 (``_sha2``, ``_sha256`` before Python 3.12), as
+    :func:`~parkbot.trackers.git.layout.digest` uses it: without OpenSSL's binding, which ``import
+    hashlib`` loads; :mod:`hashlib` where a build has neither."""
+    sha256 = "_sha2" if sys.version_info >= (3, 12) else "_sha256"
+    module = sha256 if object_format == "sha256" else "_sha1"
     try:
-        found: Callable[[bytes], Any] = __import__("_sha1").sha1
-    except (ImportError, AttributeError):  # pragma: no cover - every CPython build has it
+        found: Callable[[bytes], Any] = getattr(__import__(module), object_format)
+    except (ImportError, AttributeError):  # pragma: no cover - every CPython build has them
         import hashlib
 
-        return hashlib.sha1
+        return getattr(hashlib, object_format)  # type: ignore[no-any-return]
     return found
 
 
@@ -105,7 +108,7 @@ class LooseObjects:
     def __init__(self, objects_dir: str, object_format: str, *, level: int = 1, fsync: bool = False) -> None:
         self.objects_dir = objects_dir
         self.hex_length = 64 if object_format == "sha256" else 40
-        self._hash = _sha256() if object_format == "sha256" else _sha1()
+        self._hash = _hasher(object_format)
         #: ``core.looseCompression`` (git's default: 1, the fastest).
         self.level = level
         #: Flush each object to disk before naming it (``core.fsync``/``core.fsyncObjectFiles`` asked for it).
