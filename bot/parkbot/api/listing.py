@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from parkbot.api.results.decisions import DecisionItem, DecisionList
@@ -12,7 +11,7 @@ from parkbot.core import lifecycle
 from parkbot.core.config import Config
 from parkbot.core.engine import to_json
 from parkbot.core.listing import ListQuery
-from parkbot.core.models import Answer, Citation, Decision, Option, Override
+from parkbot.core.models import Decision
 from parkbot.core.tracker import BacklogHints, Tracker
 
 __all__ = ["PrintedList", "decision_list", "printed_list"]
@@ -32,28 +31,38 @@ def _holds_float(value: Any) -> bool:
     return False
 
 
-@functools.cache
-def _nested_serializers() -> None:
-    """Build the serializers of the models a decision holds, once.
-
-    pydantic-core writes a nested model with that model's own serializer, and deferred building
-    (``defer_build``) leaves it unbuilt until the model class itself is used; a decision read from the
-    backlog only builds :class:`Decision`'s.
-    """
-    from parkbot.core.models import Assumption, Escalation, Proof
-
-    for model in (Option, Answer, Escalation, Assumption, Citation, Override, Proof):
-        model.model_rebuild()
+#: pydantic-core writes a decision inside ``[[...]]`` at the depth ``list --json`` prints it at (its lines
+#: indented 4), so no line of it is indented again; these are what it writes around the decision's body.
+_OPEN, _CLOSE = "[\n  [\n    ", "\n    }\n  ]\n]"
 
 
-def _item_json(decision: Decision) -> str:
+def _json_list(values: Iterable[str]) -> str:
+    """A list of strings as ``json.dumps(indent=2)`` writes it at the depth of a listed decision's field."""
+    listed = ",\n        ".join(json.dumps(v) for v in values)
+    return f"[\n        {listed}\n      ]" if listed else "[]"
+
+
+class _ItemWriter:
     """A decision's entry in ``list --json``, exactly as ``json.dumps(indent=2)`` writes a :class:`DecisionItem`
-    at top level, but written by pydantic-core from the decision's fields (no second model; about 5x quicker)."""
-    if _holds_float(decision.work_so_far):
-        return json.dumps(DecisionItem.of(decision).model_dump(mode="json"), indent=2, default=str)
-    _nested_serializers()
-    item = {**vars(decision), "chain": decision.chain(), "problems": list(decision.problems)}  # vars: its fields
-    return to_json(item, indent=2, ensure_ascii=True).decode("ascii")
+    inside the list, but written by pydantic-core with the decision's own serializer (no second model, no dict
+    of its fields). Its ``chain`` and ``problems`` close the entry; the few distinct ones are written once."""
+
+    def __init__(self) -> None:
+        self.tails: dict[tuple[tuple[str, ...], tuple[str, ...]], str] = {}
+
+    def __call__(self, decision: Decision) -> str:
+        if _holds_float(decision.work_so_far):
+            item = json.dumps(DecisionItem.of(decision).model_dump(mode="json"), indent=2, default=str)
+            return item.replace("\n", "\n    ")
+        body = to_json([[decision]], indent=2)
+        if not body.isascii():  # escaped as json.dumps escapes (most records need no escaping, and skip it)
+            body = to_json([[decision]], indent=2, ensure_ascii=True)
+        key = (tuple(decision.chain()), decision.problems)
+        tail = self.tails.get(key)
+        if tail is None:
+            tail = f',\n      "chain": {_json_list(key[0])},\n      "problems": {_json_list(key[1])}\n    }}'
+            self.tails[key] = tail
+        return body[len(_OPEN) : -len(_CLOSE)].decode("ascii") + tail
 
 
 def _list_row(decision: Decision) -> str:
@@ -86,8 +95,8 @@ class PrintedList:
             yield '{\n  "decisions": [],\n  "count": 0\n}'
             return
         separator = '{\n  "decisions": [\n    '
-        for item in self.items:  # one level deeper than at top level: each line indented 4 more
-            yield separator + item.replace("\n", "\n    ")
+        for item in self.items:  # each already indented as it sits in the list
+            yield separator + item
             separator = ",\n    "
         yield f'\n  ],\n  "count": {len(self.items)}\n}}'
 
@@ -106,7 +115,8 @@ def decision_list(tracker: Tracker, config: Config, query: ListQuery) -> Decisio
 def printed_list(tracker: Tracker, config: Config, query: ListQuery, *, as_json: bool = False) -> PrintedList:
     """:func:`decision_list` as the command line prints it (its JSON only ``as_json``), read in the memory its
     text takes."""
-    found = [(query.order(d), _list_row(d), _item_json(d) if as_json else "") for d in _listed(tracker, config, query)]
+    item = _ItemWriter() if as_json else None
+    found = [(query.order(d), _list_row(d), item(d) if item else "") for d in _listed(tracker, config, query)]
     found.sort(key=lambda entry: entry[0])
     empty = _nothing_listed(tracker, query) if not found else ""
     return PrintedList([row for _, row, _ in found], [item for _, _, item in found] if as_json else [], empty)

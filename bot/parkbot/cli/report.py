@@ -17,7 +17,7 @@ from parkbot.core.durations import moment
 from parkbot.core.errors import InvalidInput
 from parkbot.core.models import LogEntry, utcnow
 from parkbot.core.tracker import Tracker
-from parkbot.report import FORMATS, run_report
+from parkbot.report import FORMATS, Linker, run_report
 from parkbot.terminal import printable
 
 T = TypeVar("T")
@@ -42,6 +42,14 @@ def with_progress(items: Iterable[T], label: str) -> Iterator[T]:
 def _events(tracker: Tracker) -> Iterable[LogEntry]:
     """Refusals from the question log: a refused question was never parked, so only the log has it."""
     return (entry for entry in tracker.iter_log() if entry.event == "refused")
+
+
+def _linker(tracker: Tracker) -> Linker | None:
+    """Where the report links a decision: its web address. A decision in the embedded git backlog has none
+    (it lives at a ref and a path), so the report does not ask for the location of each of them."""
+    if tracker.backend == "git":
+        return None
+    return lambda decision: tracker.location(decision).url
 
 
 @click.command()
@@ -93,9 +101,7 @@ def report(state: State, since: datetime, fmt: str | None, output: str | None) -
     tracker = state.backend.tracker
     decisions = with_progress(lifecycle.decisions(tracker, state.backend.config), "Reading decisions")
     with whole_scan():
-        text = printable(
-            run_report(decisions, _events(tracker), since, now, fmt, link=lambda d: tracker.location(d).url)
-        )
+        text = printable(run_report(decisions, _events(tracker), since, now, fmt, link=_linker(tracker)))
     if output is None:
         click.echo(text, nl=False)
         return

@@ -14,6 +14,7 @@ answers stop being found as precedents. Change it only together with a migration
 
 from __future__ import annotations
 
+import functools
 import re
 
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
@@ -21,8 +22,8 @@ _IDENT = re.compile(r"\b(?:[a-z]+-\d+|[0-9a-f]{7,40}|[0-9a-f]{8}-[0-9a-f-]{27})\
 _QUOTED = re.compile(r"([\"'`]).*?\1")
 _SPACE = re.compile(r"\s+")
 
-# What only the report's :func:`coarsen` uses: patterns, compiled by ``re`` on their first use (and kept in its
-# cache), not when a park loads this module for its precedents.
+# What only the report's :func:`coarsen` uses: patterns, compiled on their first use, not when a park loads this
+# module for its precedents.
 _CURLY = "\u201c[^\u201d\n]*\u201d|\u2018[^\u2019\n]*\u2019"
 _DIGIT = r"\d"
 # A word that mixes digits with letters or underscores: v2, order_7, 12d3, x86.
@@ -43,15 +44,21 @@ def normalize_question(text: str) -> str:
     return _SPACE.sub(" ", lowered).strip(" ?.!")
 
 
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A pattern of :func:`coarsen`, compiled once (``re``'s own cache is looked up again at every call)."""
+    return re.compile(pattern)
+
+
 def coarsen(normalized: str) -> str:
     """The report's key for an already normalized question (see :func:`cluster_key`)."""
     text = normalized
     if "\u201c" in text or "\u2018" in text:
-        text = re.sub(_CURLY, "<q>", text)
-    if re.search(_DIGIT, text):
-        text = re.sub(_MIXED, "<id>", text)
+        text = _compiled(_CURLY).sub("<q>", text)
+    if _compiled(_DIGIT).search(text):
+        text = _compiled(_MIXED).sub("<id>", text)
     if "<" in text:
-        text = re.sub(_CHAIN, "<id>", text)
+        text = _compiled(_CHAIN).sub("<id>", text)
     return text
 
 

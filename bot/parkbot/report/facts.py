@@ -35,7 +35,6 @@ class Fact(NamedTuple):
     run: str | None
     owner: str
     question: str
-    cluster_key: str
     blocking: bool
     escalated: bool
     guess: str | None
@@ -56,31 +55,36 @@ class Fact(NamedTuple):
     def of(cls, decision: Decision, url: str | None = None) -> Fact:
         answer = decision.answer
         is_open = decision.state == "open"
-        return cls(
-            id=decision.id,
-            kind=decision.kind,
-            state=decision.state,
-            origin=decision.origin,
-            key=decision.key,
-            run=decision.run,
-            owner=decision.owner,
-            question=decision.question,
-            cluster_key=cluster_key(decision.question),
-            blocking=decision.blocking,
-            escalated=bool(decision.escalations),
-            guess=decision.guess,
-            created_at=as_utc(decision.created_at),
-            updated_at=as_utc(decision.updated_at),
-            answer_at=as_utc(answer.at) if answer is not None else None,
-            answer_kind=answer.kind if answer is not None else None,
-            answer_value=answer.value if answer is not None else None,
-            title=decision.title if is_open else "",
-            dependents=tuple(decision.dependents) if is_open else (),
-            url=url,
-            planner_at=_planner_at(decision),
-            planner_review=decision.planner.review if decision.planner is not None else None,
-            cited=_cited(decision),
+        return cls(  # by position: a named tuple built from keywords costs twice as much
+            decision.id,
+            decision.kind,
+            decision.state,
+            decision.origin,
+            decision.key,
+            decision.run,
+            decision.owner,
+            decision.question,
+            decision.blocking,
+            bool(decision.escalations),
+            decision.guess,
+            as_utc(decision.created_at),
+            as_utc(decision.updated_at),
+            as_utc(answer.at) if answer is not None else None,
+            answer.kind if answer is not None else None,
+            answer.value if answer is not None else None,
+            decision.title if is_open else "",
+            tuple(decision.dependents) if is_open else (),
+            url,
+            _planner_at(decision),
+            decision.planner.review if decision.planner is not None else None,
+            _cited(decision),
         )
+
+    @property
+    def cluster_key(self) -> str:
+        """The question's :func:`~parkbot.core.questions.cluster_key`, computed when read: only the questions
+        asked in the report's window are clustered, and it costs more than the rest of the fact."""
+        return cluster_key(self.question)
 
     @property
     def answered(self) -> bool:

@@ -43,6 +43,7 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -186,7 +187,7 @@ def compute_report(
     states: Counter[str] = Counter()
     answer_kinds: Counter[str] = Counter()
     reviews = with_guess = differs = escalated = 0
-    for d in sorted(latest.values(), key=lambda d: (d.created_at, d.id)):
+    for d in sorted(latest.values(), key=attrgetter("created_at", "id")):
         created = d.created_at
         if created > now:
             break
