@@ -186,17 +186,21 @@ def list_(
 
 
 def echo_parts(parts: Iterable[str], *, batch: int = 1 << 16) -> None:
-    """Print a long output piece by piece, in writes of about ``batch`` characters (never all of it at once:
-    one string of ten thousand decisions' JSON, and its bytes, would double what ``list`` holds)."""
+    """Print a long JSON output piece by piece, in writes of about ``batch`` characters (never all of it at
+    once: one string of ten thousand decisions' JSON, and its bytes, would double what ``list`` holds).
+
+    The pieces are written as bytes: given text, click searches all of it for terminal colour codes to
+    strip, and JSON holds none (it escapes every control character)."""
     pending: list[str] = []
     size = 0
     for part in parts:
         pending.append(part)
         size += len(part)
         if size >= batch:
-            click.echo("".join(pending), nl=False)
+            click.echo("".join(pending).encode("utf-8"), nl=False)
             pending, size = [], 0
-    click.echo("".join(pending))
+    pending.append("\n")
+    click.echo("".join(pending).encode("utf-8"), nl=False)
 
 
 @click.command()
