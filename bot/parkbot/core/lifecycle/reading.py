@@ -44,7 +44,7 @@ def verify(tracker: Tracker, config: Config, decision: Decision) -> Decision:
     the answers that conflicted with the one that stands named in ``problems``."""
     if authority.requires_signatures(tracker, config):
         decision = authority.verified(decision, config)
-    if decision.conflicting_answers and decision.answer is not None:
+    if decision.answer is not None and decision.conflicting_answers:  # most have no answer: one look
         named = [
             f"conflicting answer {a.value!r} by {a.by} at {a.at.isoformat()} (given on another copy of the backlog, "
             f"kept in its history); the earlier answer {decision.answer.value!r} stands until an owner confirms it "

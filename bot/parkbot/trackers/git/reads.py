@@ -68,6 +68,9 @@ class DecisionReads:
         no authority (the core reads them as open), so it scans every decision instead.
         """
         view = self.view()
+        if state is None and not self.prover.active and not view.snapshot.listdir(CONFLICTS):
+            yield from view.all_decisions()  # nothing to prove or attach: each decision as it is read
+            return
         ids = view.open_ids() if state == "open" and not self.prover.active else None
         source = view.iter_decisions(ids) if ids is not None else view.all_decisions()
         batch: list[Decision] = []
