@@ -442,3 +442,27 @@ def test_a_reply_someone_else_forged_does_not_silence_a_command(fake: FakeGitHub
     fake.add_comment(number, f"<!-- parkbot:reply {cid} -->\nalready done", author="mallory")
     outcome = run(fake, "issue_comment", payload)
     assert outcome.acted[0].kind == "resolved"
+
+
+def test_a_decision_whose_label_was_deleted_is_found_among_more_of_its_origins_issues_than_one_page(
+    fake: FakeGitHub,
+) -> None:
+    """The origin's index label finds parkbot's own issue however many decisions the origin has asked."""
+    config = Config(
+        owners=CONFIG.owners,
+        hierarchy=CONFIG.hierarchy,
+        precedents="off",
+        limits={"open_per_origin": 100, "open_per_run": 100},
+    )
+    for n in range(52):  # older decisions of the same origin fill more than a page of the index
+        lifecycle.park(make_tracker(fake), needs_input(key=f"step-{n}"), config, now=NOW)
+    filed = lifecycle.park(make_tracker(fake), needs_input(), config, now=NOW)
+    delete_label(fake, LABEL)
+    before = sorted(i.number for i in fake.issues.values() if not i.is_pull)
+
+    again = lifecycle.park(make_tracker(fake), needs_input(work_so_far={"more": 1}), config, now=NOW)
+    assert again.location.number == filed.location.number
+    assert sorted(i.number for i in fake.issues.values() if not i.is_pull) == before  # nothing filed twice
+    shown = make_tracker(fake).find(DID)
+    assert shown is not None
+    assert make_tracker(fake).location(shown).number == filed.location.number

@@ -111,7 +111,8 @@ class DecisionIssues:
         if claimed:
             # A label just created is on no issue, yet the decision may exist: deleting a label from the
             # repository removes it from every issue. The origin's index label still finds parkbot's issue
-            # (1 request), which the next read takes, so the decision is updated, never filed twice.
+            # (a request a page of the origin's issues), which the next read takes, so the decision is
+            # updated, never filed twice.
             orphan = self._by_origin(decision_id)
             if orphan is not None:
                 self._store.issues.prime(decision_id, orphan)
@@ -288,12 +289,13 @@ class DecisionIssues:
         """The decision's issue found without its own label (removed, or deleted from the repository).
 
         Labels are an index, not the record: parkbot's own issue is still found through the origin's
-        index label, and read by the id its hidden block (as parkbot wrote it) holds (1 request).
+        index label, and read by the id its hidden block (as parkbot wrote it) holds (1 request a page
+        of the origin's issues: every page is read, so an origin with many questions cannot hide one).
         """
         origin, sep, _ = did.partition(SEPARATOR)
         if not sep:
             return None
-        founds, _ = self._store.issues_by_label(index_label(ORIGIN_PREFIX, origin), first=50)
+        founds, _ = self._store.issues_by_label(index_label(ORIGIN_PREFIX, origin), first=50, every_page=True)
         for candidate in founds:
             if candidate.raw.get("pull_request") or not self.authored(candidate):
                 continue
@@ -308,7 +310,8 @@ class DecisionIssues:
         return None
 
     def find_unlabeled(self, decision_id: str) -> tuple[Decision, FoundIssue] | None:
-        """The decision and its issue when the issue no longer carries the decision's label (1 request)."""
+        """The decision and its issue when the issue no longer carries the decision's label (a request a
+        page of its origin's issues)."""
         did = check_decision_id(decision_id)
         found = self._by_origin(did)
         if found is None:
