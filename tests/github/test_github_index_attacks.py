@@ -466,3 +466,35 @@ def test_a_decision_whose_label_was_deleted_is_found_among_more_of_its_origins_i
     shown = make_tracker(fake).find(DID)
     assert shown is not None
     assert make_tracker(fake).location(shown).number == filed.location.number
+
+
+def test_labelling_many_older_issues_with_a_branchs_index_label_unblocks_nothing(fake: FakeGitHub) -> None:
+    """Anyone who can label issues can put a branch's index label on a hundred older ones: the label lists
+    those first (oldest first), and parkbot's own issue must still be read, however many pages later."""
+    from parkbot.trackers.github import branch_label
+
+    older = [fake.add_issue(f"older {n}", author="mallory").number for n in range(101)]
+    lifecycle.park(make_tracker(fake), needs_input(dependents=["branch:agent/blocked"]), CONFIG, now=NOW)
+    label = branch_label("agent/blocked")
+    for number in older:
+        fake.issues[number].labels = [*fake.issues[number].labels, *fake.ensure_labels([label])]
+
+    result = lifecycle.gate(make_tracker(fake), CONFIG, "branch:agent/blocked")
+    assert result.state == "blocked"
+    assert [d.id for d in result.blocking] == [DID]
+
+
+def test_labelling_many_older_issues_with_a_decisions_label_unblocks_nothing(fake: FakeGitHub) -> None:
+    """The same with the decision's own label, which a blocked pull request carries: the older issues
+    listed first are not parkbot's, and its own issue, on a later page, still blocks the pull request."""
+    older = [fake.add_issue(f"older {n}", author="mallory").number for n in range(101)]
+    _, pr = park_with_pull(fake)
+    for number in older:
+        fake.issues[number].labels = [*fake.issues[number].labels, *fake.ensure_labels([LABEL])]
+
+    result = gate(fake, pr)
+    assert result.state == "blocked"
+    assert DID in [d.id for d in result.blocking]
+    shown = make_tracker(fake).find(DID)
+    assert shown is not None
+    assert shown.state == "open"

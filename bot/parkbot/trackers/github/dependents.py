@@ -425,10 +425,12 @@ class Dependents:
         return self.branch_decisions(ref)
 
     def branch_decisions(self, ref: str) -> list[tuple[Decision, FoundIssue]]:
-        """Unresolved decisions that name ``branch:<ref>`` as a dependent, from the branch index (1 request)."""
+        """Unresolved decisions that name ``branch:<ref>`` as a dependent, from the branch index (1 request
+        a page). Every page is read: anyone who can label issues can put the index label on a hundred
+        older issues, which the index lists first, and a decision on a later page must still block."""
         label = branch_label(ref)
         # Open and closed: an abandoned decision keeps blocking (it keeps the label); resolved ones drop it.
-        founds, _ = self._store.issues_by_label(label)
+        founds, _ = self._store.issues_by_label(label, every_page=True)
         target = f"branch:{ref}"
         hits: list[tuple[Decision, FoundIssue]] = []
         for found in founds:
