@@ -42,6 +42,7 @@ from parkbot.api import (
     poller,
     wait_for_answer,
 )
+from parkbot.api.failure import failure_of
 from parkbot.api.results.decisions import ListedDecisions
 from parkbot.core.durations import Duration
 from parkbot.core.errors import InvalidInput, ParkbotError, Step, with_step
@@ -390,9 +391,7 @@ def mcp_message(exc: ParkbotError) -> str:
 
 
 def _failure(exc: ParkbotError) -> types.CallToolResult:
-    error: dict[str, Any] = {"error": exc.reason, "message": mcp_message(exc), "exit_code": int(exc.exit_code)}
-    if exc.suggestions:
-        error["did_you_mean"] = list(exc.suggestions)
+    error = failure_of(exc, mcp_message(exc))
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(error, indent=2))],
         structured_content=error,

@@ -113,6 +113,7 @@ CASES: list[tuple[str, list[str], str | None, int, str | None]] = [
     ("dashboard on git", ["dashboard"], None, 2, "invalid"),
     ("dashboard print", ["dashboard", "--print"], None, 0, None),
     ("handle-event without payload", ["handle-event"], None, 2, "invalid"),
+    ("config check of a missing file", ["config", "check", "nothere.yml"], None, 2, "invalid"),
     ("unknown command", ["bogus"], None, 2, "usage"),
     ("help", ["park", "--help"], None, 0, None),
     ("group help", ["--help"], None, 0, None),

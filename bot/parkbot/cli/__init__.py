@@ -252,8 +252,9 @@ class LazyGroup(click.Group):
 def _usage_error(exc: click.ClickException, as_json: bool) -> None:
     """Every usage error is exit 2 (click uses 1 for a few), and one JSON object with ``--json``."""
     if as_json:
-        data = {"error": "usage", "message": exc.format_message(), "exit_code": 2}
-        click.echo(json.dumps(data, indent=2))
+        from parkbot.api.failure import error_object
+
+        click.echo(json.dumps(error_object("usage", exc.format_message(), 2), indent=2))
     exc.show()
     sys.exit(2)
 

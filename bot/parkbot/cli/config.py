@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from parkbot.api.failure import failure_of
 from parkbot.config_file import find_config, read_config_file
 from parkbot.core.config import CONFIG_PATHS, Config, ConfigWarning, check_config, config_json_schema
 from parkbot.core.errors import ExitCode, ParkbotError
@@ -94,7 +95,7 @@ def check(file: str | None, repo: str, as_json: bool) -> None:
             config, warnings = check_config(read_config_file(path), str(path))
     except ParkbotError as exc:
         if as_json:
-            click.echo(json.dumps({"error": exc.reason, "message": exc.message, "exit_code": int(exc.exit_code)}))
+            click.echo(json.dumps(failure_of(exc)))
         click.echo(f"parkbot: {exc.message}", err=True)
         sys.exit(int(exc.exit_code))
     data, text = _report(str(path) if path else None, config, warnings)

@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from parkbot.api.failure import failure_of
 from parkbot.core.config import CONFIG_PATH, Config, parse_config
 from parkbot.core.doctor import (
     ACTIONS_LOGIN,
@@ -163,8 +164,7 @@ def doctor(backend: str, mode: str | None, repo: str, as_json: bool) -> None:
                 raise BackendFailure(f"cannot tell whether the gate is enforced: {diagnosis.unreadable}")
     except ParkbotError as exc:
         if as_json:
-            data = {"error": exc.reason, "message": exc.message, "exit_code": int(exc.exit_code)}
-            click.echo(json.dumps(data, indent=2))
+            click.echo(json.dumps(failure_of(exc), indent=2))
         click.echo(f"parkbot doctor: {exc.message}", err=True)
         sys.exit(int(exc.exit_code))
     data, text = render(diagnosis, where)

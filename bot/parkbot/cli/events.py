@@ -25,6 +25,7 @@ from typing import Any
 import click
 
 from parkbot.actions_output import Actions, append_summary, md, md_code, table, write_outputs
+from parkbot.api.failure import failure_of
 from parkbot.backends import open_backend
 from parkbot.core.errors import InvalidInput, ParkbotError
 from parkbot.events import EventOutcome, parse_payload
@@ -177,8 +178,7 @@ def fail(error: ParkbotError, env: Mapping[str, str], *, as_json: bool, label: s
     """An understood failure: one annotation (escaped), the JSON error object, outputs and a summary line."""
     actions = Actions(env)
     if as_json:
-        data = {"error": error.reason, "message": error.message, "exit_code": int(error.exit_code)}
-        actions.show(json.dumps(data, indent=2), sys.stdout)
+        actions.show(json.dumps(failure_of(error), indent=2), sys.stdout)
     actions.annotate("error", f"parkbot handle-event: {error.message}", sys.stderr)
     write_outputs(actions.output_path, {"event-status": "failed", "exit-code": str(int(error.exit_code))})
     if summary:

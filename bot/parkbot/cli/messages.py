@@ -8,9 +8,12 @@ MCP error names the tool's arguments (``parkbot.mcp_server``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parkbot.core.errors import ParkbotError, Step, with_step
+
+if TYPE_CHECKING:
+    from parkbot.api.failure import ErrorObject
 
 ANSWER = "parkbot resolve {id} --answer OPTION"
 
@@ -44,10 +47,8 @@ def cli_message(exc: ParkbotError) -> str:
     return with_step(exc.message, next_step(exc))
 
 
-def error_object(exc: ParkbotError) -> dict[str, Any]:
-    """The one shape of every failure with ``--json`` (documented in docs/cli.md); ``did_you_mean`` lists
-    the closest existing decision ids when the one given is not there."""
-    data: dict[str, Any] = {"error": exc.reason, "message": cli_message(exc), "exit_code": int(exc.exit_code)}
-    if exc.suggestions:
-        data["did_you_mean"] = list(exc.suggestions)
-    return data
+def error_object(exc: ParkbotError) -> ErrorObject:
+    """The error object (:mod:`parkbot.api.failure`) of ``exc`` on the command line, with its message."""
+    from parkbot.api.failure import failure_of
+
+    return failure_of(exc, cli_message(exc))
