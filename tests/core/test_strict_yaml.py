@@ -20,7 +20,7 @@ from yaml.parser import Parser
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
-from parkbot.core.strict_yaml import ReaderError, StrictLoader, TextReader
+from parkbot.core.strict_yaml import ReaderError, StrictLoader, TextReader, start_loading
 
 
 class PyYAMLStrict(yaml.reader.Reader, StrictLoader):
@@ -28,11 +28,7 @@ class PyYAMLStrict(yaml.reader.Reader, StrictLoader):
 
     def __init__(self, stream: str) -> None:
         yaml.reader.Reader.__init__(self, stream)
-        Scanner.__init__(self)
-        Parser.__init__(self)
-        Composer.__init__(self)
-        SafeConstructor.__init__(self)
-        Resolver.__init__(self)
+        start_loading(self)
         self.depth = 0
         self.warnings = []
 
@@ -42,11 +38,7 @@ class TextSafeLoader(TextReader, Scanner, Parser, Composer, SafeConstructor, Res
 
     def __init__(self, stream: str) -> None:
         TextReader.__init__(self, stream)
-        Scanner.__init__(self)
-        Parser.__init__(self)
-        Composer.__init__(self)
-        SafeConstructor.__init__(self)
-        Resolver.__init__(self)
+        start_loading(self)
 
 
 def where(mark: Any) -> tuple[int, int, int] | None:

@@ -121,6 +121,16 @@ class _Refused(MarkedYAMLError):
     """Valid YAML that a configuration may not use (aliases, repeated keys, absurd nesting)."""
 
 
+def start_loading(loader: Any) -> None:
+    """Start PyYAML's scanner, parser, composer, safe constructor and resolver on ``loader``, whose reader
+    was started first: the loader PyYAML's own ``SafeLoader`` is, but for the reader."""
+    Scanner.__init__(loader)
+    Parser.__init__(loader)
+    Composer.__init__(loader)
+    SafeConstructor.__init__(loader)
+    Resolver.__init__(loader)
+
+
 class StrictLoader(TextReader, Scanner, Parser, Composer, SafeConstructor, Resolver):
     """PyYAML's safe loader with the surprises taken out, remembering the line of every key.
 
@@ -134,11 +144,7 @@ class StrictLoader(TextReader, Scanner, Parser, Composer, SafeConstructor, Resol
 
     def __init__(self, stream: str) -> None:
         TextReader.__init__(self, stream)
-        Scanner.__init__(self)
-        Parser.__init__(self)
-        Composer.__init__(self)
-        SafeConstructor.__init__(self)
-        Resolver.__init__(self)
+        start_loading(self)
         self.depth = 0
         self.warnings: list[ConfigWarning] = []
 
