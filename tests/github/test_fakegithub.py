@@ -157,6 +157,20 @@ def test_issue_edit_labels_and_assignees(repo: Any, fake: FakeGitHub) -> None:
     )
 
 
+def test_an_issue_carries_at_most_a_hundred_labels(repo: Any, fake: FakeGitHub) -> None:
+    """GitHub refuses a hundred and first label, so ``labels(first: 100)`` reads all of an issue's."""
+    iss = repo.create_issue("T", labels=[f"l{n}" for n in range(99)])
+    _labels(iss, "POST", ["l99"])
+    with pytest.raises(GithubException) as exc:
+        _labels(iss, "POST", ["one-more"])
+    assert exc.value.status == 422
+    with pytest.raises(GithubException):
+        _labels(iss, "PUT", [f"m{n}" for n in range(101)])
+    with pytest.raises(GithubException):
+        repo.create_issue("T", labels=[f"m{n}" for n in range(101)])
+    assert len(fake.issues[iss.number].labels) == 100
+
+
 @pytest.mark.parametrize(("method", "call"), [("POST", "add_to_labels"), ("PUT", "set_labels")])
 def test_bare_label_arrays_are_not_in_githubs_description(repo: Any, fake: FakeGitHub, method: str, call: str) -> None:
     """PyGithub sends ``["c"]``; GitHub's published description has only ``{"labels": ["c"]}``."""

@@ -498,3 +498,87 @@ def test_labelling_many_older_issues_with_a_decisions_label_unblocks_nothing(fak
     shown = make_tracker(fake).find(DID)
     assert shown is not None
     assert shown.state == "open"
+
+
+# --- 5. a long list is read to its end, or blocks ---------------------------------------------------
+
+
+def _without_branch(body: str) -> str:
+    """The decision's hidden block with its ``branch:`` dependent taken out, as a writer would edit it."""
+    assert "branch:agent/blocked" in body
+    return body.replace("branch:agent/blocked", "#999999")
+
+
+def test_editing_a_branchs_decision_more_than_a_page_of_times_unblocks_nothing(fake: FakeGitHub) -> None:
+    """GitHub lists an edit history a page at a time, newest first. A writer who takes the branch out of
+    the decision's block and then edits it fifty more times pushes parkbot's own version off the first
+    page: the block must still be read as parkbot wrote it, and the branch stays blocked."""
+    number = lifecycle.park(
+        make_tracker(fake), needs_input(dependents=["branch:agent/blocked"]), CONFIG, now=NOW
+    ).location.number
+    assert number is not None
+    forged = _without_branch(fake.issues[number].body or "")
+    for n in range(51):
+        fake.edit_issue_body(number, forged + ("" if n % 2 else " "), editor="mallory")
+
+    result = lifecycle.gate(make_tracker(fake), CONFIG, "branch:agent/blocked")
+    assert result.state == "blocked"
+    assert [d.id for d in result.blocking] == [DID]
+    shown = make_tracker(fake).find(DID)  # parkbot's own version, found on the history's second page
+    assert shown is not None
+    assert shown.dependents == ["branch:agent/blocked"]
+    assert any("was changed by mallory" in p for p in shown.problems)
+
+
+def test_a_branchs_decision_with_no_version_of_parkbots_left_still_blocks_the_branch(fake: FakeGitHub) -> None:
+    """With parkbot's versions deleted from the history, the block carries no authority: it cannot take
+    the branch out of what the decision blocks either (the issue still carries the branch's index label)."""
+    number = lifecycle.park(
+        make_tracker(fake), needs_input(dependents=["branch:agent/blocked"]), CONFIG, now=NOW
+    ).location.number
+    assert number is not None
+    issue = fake.issues[number]
+    fake.edit_issue_body(number, _without_branch(issue.body or ""), editor="mallory")
+    for index, edit in enumerate(issue.edits):
+        if edit.editor != "mallory":
+            fake.delete_revision(issue, index, by="mallory")
+
+    result = lifecycle.gate(make_tracker(fake), CONFIG, "branch:agent/blocked")
+    assert result.state == "blocked"
+    assert [d.id for d in result.blocking] == [DID]
+
+
+def _labelled_pull(fake: FakeGitHub, head_ref: str) -> Any:
+    """A pull request that carries the decision's label, the edge not in the decision's record (a write of
+    the record lost to a concurrent edit)."""
+    pull = fake.add_pull(title=f"work on {head_ref}", head_ref=head_ref)
+    fake.issues[pull.number].labels = [*fake.issues[pull.number].labels, *fake.ensure_labels([LABEL])]
+    return pull
+
+
+def test_an_answer_reaches_a_labelled_pull_request_behind_older_issues_carrying_the_label(fake: FakeGitHub) -> None:
+    """Older issues carrying the decision's label push parkbot's issue off the label's first page, and it
+    is found through its origin instead: the pull requests carrying the label are still gated on the answer."""
+    older = [fake.add_issue(f"older {n}", author="mallory").number for n in range(11)]
+    _, pr = park_with_pull(fake)
+    labelled = _labelled_pull(fake, "agent/labelled")  # its edge in the decision's record was lost
+    for number in older:
+        fake.issues[number].labels = [*fake.issues[number].labels, *fake.ensure_labels([LABEL])]
+
+    outcome = lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    assert sorted(g.target for g in outcome.gates) == sorted([f"#{pr.number}", f"#{labelled.number}"])
+    assert gate_of(fake, labelled.pull.head_sha).state == "success"
+
+
+def test_an_answer_reaches_a_labelled_pull_request_behind_a_hundred_older_ones(fake: FakeGitHub) -> None:
+    """The pull requests carrying a decision's label come with its issue, a hundred at most: with more
+    (a writer labelled a hundred older ones), every page of the label is read before the answer gates them."""
+    older = [fake.add_pull(title=f"older {n}", head_ref=f"old/{n}").number for n in range(100)]
+    _, pr = park_with_pull(fake)
+    labelled = _labelled_pull(fake, "agent/labelled")  # its edge in the decision's record was lost
+    for number in older:
+        fake.issues[number].labels = [*fake.issues[number].labels, *fake.ensure_labels([LABEL])]
+
+    outcome = lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    assert f"#{labelled.number}" in [g.target for g in outcome.gates]
+    assert gate_of(fake, labelled.pull.head_sha).state == "success"

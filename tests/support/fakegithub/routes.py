@@ -29,6 +29,8 @@ MAX_BODY = 65536
 MAX_TITLE = 256
 MAX_LABEL_NAME = 50
 MAX_LABEL_DESCRIPTION = 100
+#: Labels one issue or pull request may carry: GitHub refuses to add more (so ``labels(first: 100)`` is all).
+MAX_ISSUE_LABELS = 100
 MAX_STATUS_DESCRIPTION = 140
 STATUS_STATES = ("error", "failure", "pending", "success")
 _COLOR = re.compile(r"#?[0-9a-fA-F]{6}")
@@ -140,6 +142,13 @@ def _str(body: dict[str, Any], key: str, resource: str, *, allow_none: bool = Tr
     if not isinstance(value, str):
         raise ApiError.invalid(resource, key, "invalid")
     return value
+
+
+def _capped(names: list[str]) -> list[str]:
+    """An issue's labels, refused (422) beyond the number GitHub lets one issue carry."""
+    if len({n.lower() for n in names}) > MAX_ISSUE_LABELS:
+        raise ApiError.invalid("Issue", "labels", "custom", f"an issue may have at most {MAX_ISSUE_LABELS} labels")
+    return names
 
 
 def _label_names(raw: Any) -> list[str]:
@@ -401,7 +410,7 @@ def create_issue(fake: FakeGitHub, ctx: Ctx) -> Reply:
     """``POST /issues``: unknown labels are created on the fly, as GitHub does."""
     body = ctx.obj()
     title, text = _check_title_body(body, title_required=True)
-    labels = _label_names(body.get("labels"))
+    labels = _capped(_label_names(body.get("labels")))
     assignees = _logins(body.get("assignees"))
     single = _str(body, "assignee", "Issue")
     if single and single.lower() not in (a.lower() for a in assignees):
@@ -424,7 +433,7 @@ def update_issue(fake: FakeGitHub, ctx: Ctx) -> Reply:
     reason = body.get("state_reason")
     if reason is not None and reason not in ("completed", "not_planned", "reopened", "duplicate"):
         raise ApiError.invalid("Issue", "state_reason", "invalid")
-    labels = _label_names(body["labels"]) if body.get("labels") is not None else None
+    labels = _capped(_label_names(body["labels"])) if body.get("labels") is not None else None
     assignees = _logins(body["assignees"]) if "assignees" in body else None
     if "assignee" in body and assignees is None:
         single = _str(body, "assignee", "Issue")
@@ -469,6 +478,7 @@ def add_labels(fake: FakeGitHub, ctx: Ctx) -> Reply:
     iss = _issue(fake, ctx)
     names = _label_names(ctx.body)
     have = {n.lower() for n in iss.labels}
+    _capped([*iss.labels, *names])
     for name in fake.ensure_labels(names):
         if name.lower() not in have:
             iss.labels.append(name)
@@ -481,7 +491,7 @@ def add_labels(fake: FakeGitHub, ctx: Ctx) -> Reply:
 def set_labels(fake: FakeGitHub, ctx: Ctx) -> Reply:
     """``PUT /issues/{n}/labels``: replaces the set."""
     iss = _issue(fake, ctx)
-    names = _label_names(ctx.body)
+    names = _capped(_label_names(ctx.body))
     iss.labels = fake.ensure_labels(names)
     iss.updated_at = fake.tick()
     return Reply(200, [P.label(fake, fake.labels[n.lower()]) for n in iss.labels])

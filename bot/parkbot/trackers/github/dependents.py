@@ -435,7 +435,12 @@ class Dependents:
         hits: list[tuple[Decision, FoundIssue]] = []
         for found in founds:
             hit = self._issues.as_decision(found)
-            if hit is not None and target in hit[0].dependents:  # the hash could collide: check the name
+            if hit is None:
+                continue
+            # The hash could collide: check the name. A block nobody can vouch for (someone else wrote it
+            # and no version of parkbot's is left) cannot say which branches it blocks: parkbot's own issue
+            # carrying the branch's index label blocks the branch.
+            if target in hit[0].dependents or hit[1].own_body is None:
                 hits.append(hit)
         return hits
 

@@ -305,7 +305,9 @@ class DecisionIssues:
             except ParseError:
                 continue
             if payload is not None and str(payload.get("id", "")).casefold() == did:
-                candidate.prs = ()
+                # Not known: the label may be gone, or on more issues than its first page (the pull
+                # requests carrying it are listed, every page, when an answer gates them).
+                candidate.prs = None
                 return candidate
         return None
 

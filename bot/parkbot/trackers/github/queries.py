@@ -20,7 +20,7 @@ from __future__ import annotations
 
 #: Comments read per page (GraphQL's maximum).
 PAGE = 100
-#: Versions of an edit history read when a record has to be recovered (newest first).
+#: Versions of an edit history read per page when a record has to be recovered (newest first).
 HISTORY = 50
 
 _ACTOR = "fragment ParkbotActor on Actor { __typename login }"
@@ -38,7 +38,7 @@ _COMMENTS = """fragment ParkbotComments on Issue {
   comments(first: 100) { pageInfo { hasNextPage endCursor } nodes { ...ParkbotComment } }
 }"""
 _EDITS = """fragment ParkbotEdits on UserContentEditConnection {
-  pageInfo { hasNextPage }
+  pageInfo { hasNextPage endCursor }
   nodes { editedAt deletedAt diff editor { ...ParkbotActor } }
 }"""
 
@@ -48,7 +48,8 @@ def _document(body: str, *fragments: str) -> str:
 
 
 #: Decision issues carrying every label in ``$labels`` (oldest first), optionally with their comments
-#: and the numbers of the pull requests carrying those labels too.
+#: and the numbers of the pull requests carrying those labels too (the first hundred: beyond, they are
+#: listed again, every page, when needed).
 ISSUES_BY_LABEL = _document(
     """
 query ParkbotIssuesByLabel(
@@ -63,7 +64,7 @@ query ParkbotIssuesByLabel(
       pageInfo { hasNextPage endCursor }
       nodes { ...ParkbotIssue ...ParkbotComments @include(if: $withComments) }
     }
-    pullRequests(labels: $labels, first: 100) @include(if: $withPulls) { nodes { number } }
+    pullRequests(labels: $labels, first: 100) @include(if: $withPulls) { pageInfo { hasNextPage } nodes { number } }
   }
 }
 """,
@@ -135,14 +136,14 @@ query ParkbotPullGate($owner: String!, $name: String!, $number: Int!, $after: St
     _COMMENTS,
 )
 
-#: The edit history of an issue body or a comment, newest version first, with the text of each.
+#: One page of the edit history of an issue body or a comment, newest version first, with the text of each.
 HISTORY_OF = _document(
     """
-query ParkbotHistory($id: ID!) {
+query ParkbotHistory($id: ID!, $after: String) {
   node(id: $id) {
     __typename
-    ... on Issue { userContentEdits(first: 50) { ...ParkbotEdits } }
-    ... on IssueComment { userContentEdits(first: 50) { ...ParkbotEdits } }
+    ... on Issue { userContentEdits(first: 50, after: $after) { ...ParkbotEdits } }
+    ... on IssueComment { userContentEdits(first: 50, after: $after) { ...ParkbotEdits } }
   }
 }
 """,

@@ -294,10 +294,22 @@ class Requests:
         return self.read_or_none(f"read pull request #{number}", lambda: self.repo.get_pull(number))
 
     def read_history(self, node_id: str) -> list[dict[str, Any]]:
-        """The edit history of an issue body or a comment, newest first (one request)."""
-        data = self.graphql("read an edit history", queries.HISTORY_OF, {"id": node_id})
-        node = (data or {}).get("node") or {}
-        return [e for e in (node.get("userContentEdits") or {}).get("nodes") or [] if e]
+        """The edit history of an issue body or a comment, newest first (one request per 50 versions).
+
+        Every page is read: anyone who can edit the text can add versions, and fifty edits would push
+        parkbot's own version off the first page.
+        """
+        out: list[dict[str, Any]] = []
+        after: str | None = None
+        while True:
+            data = self.graphql("read an edit history", queries.HISTORY_OF, {"id": node_id, "after": after})
+            node = (data or {}).get("node") or {}
+            page = node.get("userContentEdits") or {}
+            out += [e for e in page.get("nodes") or [] if e]
+            info = page.get("pageInfo") or {}
+            if not info.get("hasNextPage") or not info.get("endCursor"):
+                return out
+            after = info.get("endCursor")
 
 
 def _only_not_found(data: Any) -> bool:

@@ -80,7 +80,9 @@ class IssueStore(Requests):
         every_page: bool = False,
     ) -> tuple[list[FoundIssue], tuple[int, ...] | None]:
         """Issues carrying ``label``, oldest first, read through GraphQL with who wrote and edited each
-        (one request per page of ``first``), and with ``pulls`` the pull requests carrying it too.
+        (one request per page of ``first``), and with ``pulls`` the pull requests carrying it too: None
+        when more than one page of them does (anyone who can label can add a hundred), so that whoever
+        needs them lists every page.
 
         Listing by label is strongly consistent, like REST's (search is not).
         """
@@ -94,14 +96,15 @@ class IssueStore(Requests):
                 "first": first,
                 "after": after,
                 "withComments": comments,
-                "withPulls": pulls and prs is None,
+                "withPulls": pulls and after is None,
             }
             data = self.graphql(f"list issues labeled {label}", queries.ISSUES_BY_LABEL, variables) or {}
             repository = data.get("repository") or {}
             connection = repository.get("issues") or {}
             founds += [self.found_from(node) for node in connection.get("nodes") or [] if node]
-            if isinstance(repository.get("pullRequests"), dict):
-                prs = tuple(int(n["number"]) for n in repository["pullRequests"].get("nodes") or [] if n)
+            listed = repository.get("pullRequests")
+            if isinstance(listed, dict) and not (listed.get("pageInfo") or {}).get("hasNextPage"):
+                prs = tuple(int(n["number"]) for n in listed.get("nodes") or [] if n)
             info = connection.get("pageInfo") or {}
             if not every_page or not info.get("hasNextPage"):
                 return founds, prs
