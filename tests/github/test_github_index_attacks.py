@@ -582,3 +582,34 @@ def test_an_answer_reaches_a_labelled_pull_request_behind_a_hundred_older_ones(f
     outcome = lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
     assert f"#{labelled.number}" in [g.target for g in outcome.gates]
     assert gate_of(fake, labelled.pull.head_sha).state == "success"
+
+
+def test_a_hand_set_status_is_evaluated_again_when_ten_other_branches_fill_the_events_list(
+    fake: FakeGitHub,
+) -> None:
+    """A ``status`` event names at most ten of the branches that contain the commit, heads or not. Ten
+    branches that contain the commit but have moved on fill that list: the branch whose head it is, which
+    a decision blocks, is still found (from GitHub, not the event) and the hand-set status evaluated again."""
+    from parkbot.trackers.github import STATUS_CONTEXT
+
+    pr = fake.add_pull(title="blocked work", head_ref="feature/blocked")
+    sha = pr.pull.head_sha
+    fake.branches["feature/blocked"] = sha
+    lifecycle.park(make_tracker(fake), needs_input(dependents=[f"#{pr.number}"]), CONFIG, now=NOW)
+    fake.check_runs.clear()
+    listed = []
+    for n in range(10):
+        fake.branches[f"aa/{n}"] = sha
+        fake.add_commit(message=f"moved on {n}", branch=f"aa/{n}")  # contains the commit, no longer its head
+        listed.append({"name": f"aa/{n}", "commit": {"sha": fake.branches[f"aa/{n}"]}})
+    payload = with_repository(webhook("status"), fake)
+    payload.update(sha=sha, context=STATUS_CONTEXT, state="success", description="looks fine to me")
+    payload["commit"] = {"sha": sha}
+    payload["branches"] = listed
+    payload["sender"] = {"login": "mallory", "id": 9, "type": "User"}
+
+    outcome = run(fake, "status", payload)
+    assert outcome.gate_state == "blocked"
+    check = gate_of(fake, sha)
+    assert check is not None
+    assert check.state == "pending"

@@ -5,7 +5,8 @@
   (``check_run.pull_requests``) are gated again.
 * A ``status`` event for the ``parkbot/decisions`` context set by someone who is not a bot: a
   person (or a script with a person's token) overwrote the gate, so it is evaluated again and the
-  truthful status published on the branches whose head is that commit. Statuses set by bots are
+  truthful status published on the branches whose head is that commit (the event names ten branches at
+  most: with ten, GitHub is asked for every branch at the commit). Statuses set by bots are
   presumed to be parkbot's own publications and are ignored, which also keeps parkbot from reacting
   to itself in a loop.
 """
@@ -13,6 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
 
 from parkbot.core.errors import InvalidInput
 from parkbot.events.base import Context, Event, Item, ignored, is_bot
@@ -21,6 +23,16 @@ from parkbot.events.router import Router
 from parkbot.trackers.github import STATUS_CONTEXT
 
 router = Router()
+
+#: The most branches a ``status`` event names (GitHub's documented cap): a full list may leave some out.
+STATUS_EVENT_BRANCHES = 10
+
+
+@runtime_checkable
+class BranchesAtCommit(Protocol):
+    """A backend that can name every branch whose head is a commit."""
+
+    def branches_at(self, sha: str) -> list[str]: ...
 
 
 def is_parkbot_check(name: str) -> bool:
@@ -64,6 +76,10 @@ def on_status(event: Event, ctx: Context) -> list[Item]:
         sub = Event(event.name, {"branch": branch})
         if sub.get("branch.commit.sha", str, default=None) == sha:
             names.append(sub.get("branch.name", str))
+    tracker = ctx.tracker if len(branches) >= STATUS_EVENT_BRANCHES else None
+    if isinstance(tracker, BranchesAtCommit):
+        # The event's list is full: the branch whose head this is may be left off it, so ask GitHub.
+        names = list(dict.fromkeys([*names, *tracker.branches_at(sha)]))
     if not names:
         return ignored(f"no branch has {sha[:12]} as its head: nothing to re-evaluate")
     items: list[Item] = []

@@ -266,6 +266,9 @@ class GatesPart(Parts, CommitGates, BranchRescan, FindsPullsByCommit):
     def sharing_commit(self, target: str) -> list[str]:
         return self.dependents.sharing_commit(target)
 
+    def branches_at(self, sha: str) -> list[str]:
+        return self.dependents.branches_at(sha)
+
     def indexed_dependents(self, decision_id: str) -> list[str]:
         return self.dependents.indexed_dependents(decision_id)
 

@@ -121,12 +121,16 @@ class Dependents:
                 self._store.pulls.keep(other)
                 out.append(f"#{other['number']}")
                 heads.add(self.head_branch(other))
-        branches = self._store.unit(
+        out += [f"branch:{name}" for name in self.branches_at(sha) if name not in heads]
+        return out
+
+    def branches_at(self, sha: str) -> list[str]:
+        """The branches whose head is commit ``sha`` (``GET /commits/{sha}/branches-where-head``, 1 request:
+        GitHub lists them all, unpaged)."""
+        return self._store.unit(
             f"find the branches at {sha[:12]}",
             lambda _: [b.name for b in self._store.repo.get_commit(sha).get_branches_where_head()],
         )
-        out += [f"branch:{name}" for name in branches if name not in heads]
-        return out
 
     def indexed_dependents(self, decision_id: str) -> list[str]:
         """Open pull requests carrying the decision's label: what to gate again when its issue is gone (1 request)."""
