@@ -574,7 +574,7 @@ def test_an_answer_reaches_a_labelled_pull_request_behind_a_hundred_older_ones(f
     """The pull requests carrying a decision's label come with its issue, a hundred at most: with more
     (a writer labelled a hundred older ones), every page of the label is read before the answer gates them."""
     older = [fake.add_pull(title=f"older {n}", head_ref=f"old/{n}").number for n in range(100)]
-    _, pr = park_with_pull(fake)
+    park_with_pull(fake)
     labelled = _labelled_pull(fake, "agent/labelled")  # its edge in the decision's record was lost
     for number in older:
         fake.issues[number].labels = [*fake.issues[number].labels, *fake.ensure_labels([LABEL])]
