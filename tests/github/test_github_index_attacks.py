@@ -613,3 +613,15 @@ def test_a_hand_set_status_is_evaluated_again_when_ten_other_branches_fill_the_e
     check = gate_of(fake, sha)
     assert check is not None
     assert check.state == "pending"
+
+
+def test_a_pull_request_with_more_native_dependencies_than_one_read_takes_is_still_gated(fake: FakeGitHub) -> None:
+    """GitHub reads at most a hundred nodes by id at once: a writer who makes a blocked pull request
+    depend natively on a hundred and one issues must not make its gate fail (and keep an older check)."""
+    _, pr = park_with_pull(fake)
+    for n in range(101):
+        fake.issues[pr.number].blocked_by.append(fake.add_issue(f"dependency {n}", author="mallory").id)
+
+    result = gate(fake, pr)
+    assert result.state == "blocked"
+    assert DID in [d.id for d in result.blocking]

@@ -61,6 +61,8 @@ if TYPE_CHECKING:
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "openapi" / "github-schema.graphql"
 MAX_PINNED = 3
+#: The most ids ``nodes(ids:)`` takes at once (GitHub's limit, like a connection's page of 100).
+MAX_NODE_IDS = 100
 MAX_PAGE = 100
 #: The mutations the fake serves (``fake.writes()`` lists them; queries change nothing).
 MUTATIONS = frozenset({"pinIssue", "unpinIssue"})
@@ -429,6 +431,8 @@ class Root:
 
     def nodes(self, _info: Any, ids: list[str]) -> list[Any]:
         """Each id's node; an unknown one is null with its own error (an exception value, for graphql-core)."""
+        if len(ids) > MAX_NODE_IDS:
+            raise FakeError(f"You may not request more than {MAX_NODE_IDS} nodes at once", "ARGUMENT_LIMIT")
         out: list[Any] = []
         for node_id in ids:
             try:

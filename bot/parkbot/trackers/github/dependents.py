@@ -48,6 +48,7 @@ from parkbot.core.errors import InvalidInput
 from parkbot.core.identity import check_decision_id
 from parkbot.core.links import unverifiable_link
 from parkbot.core.models import Decision
+from parkbot.trackers.github import queries
 from parkbot.trackers.github.dependent_text import PR_TARGET, TRAILER, body_refs, head_branch
 from parkbot.trackers.github.labels import LABEL_PREFIX, TRACKED_LABEL, branch_label, decision_label
 from parkbot.trackers.github.pull_reads import commits_and_issues
@@ -337,9 +338,11 @@ class Dependents:
             raise InvalidInput(f"#{number} is not a pull request in {self._store.repository}")
         native_raw, native_ok = self._native_blockers(number)
         ids = [str(r["node_id"]) for r in native_raw if r.get("node_id") and not r.get("pull_request")]
-        commits, natives = commits_and_issues(self._store, number, ids)
+        natives: list[FoundIssue] | None = None
+        if len(ids) <= queries.NODE_IDS:
+            commits, natives = commits_and_issues(self._store, number, ids)
         stand_ins: dict[str, Decision] = {}
-        if natives is None:  # one of them is gone since the listing: read each one that is still there
+        if natives is None:  # one of them is gone since the listing, or too many for one read: read each one
             commits, _ = commits_and_issues(self._store, number, [])
             natives = []
             for raw in native_raw:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 #: Comments read per page (GraphQL's maximum).
 PAGE = 100
+#: The most issues GraphQL's ``nodes(ids:)`` reads at once (more are read one by one).
+NODE_IDS = 100
 #: Versions of an edit history read per page when a record has to be recovered (newest first).
 HISTORY = 50
 
