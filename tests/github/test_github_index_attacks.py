@@ -625,3 +625,19 @@ def test_a_pull_request_with_more_native_dependencies_than_one_read_takes_is_sti
     result = gate(fake, pr)
     assert result.state == "blocked"
     assert DID in [d.id for d in result.blocking]
+
+
+def test_a_redelivered_command_behind_a_hundred_comments_is_still_taken_up_once(fake: FakeGitHub) -> None:
+    """Comments are read a hundred at a time: a writer's hundred comments push the command and parkbot's
+    reply to the second page, where they are still found, so a redelivery writes nothing."""
+    number, _ = park_with_pull(fake)
+    for n in range(100):
+        fake.add_comment(number, f"noise {n}", author="mallory")
+    payload = comment_event(fake, number, "/decide no_such_option", author="alice")
+    assert run(fake, "issue_comment", payload).acted[0].kind == "refused"
+    replies = _replies(fake, number)
+
+    again = run(fake, "issue_comment", payload)
+    assert again.status == "ignored"
+    assert fake.writes() == []
+    assert _replies(fake, number) == replies
