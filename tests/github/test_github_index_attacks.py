@@ -641,3 +641,24 @@ def test_a_redelivered_command_behind_a_hundred_comments_is_still_taken_up_once(
     assert again.status == "ignored"
     assert fake.writes() == []
     assert _replies(fake, number) == replies
+
+
+def test_a_hundred_older_issues_with_the_decisions_labels_do_not_hide_its_answer_from_a_wait(
+    fake: FakeGitHub,
+) -> None:
+    """``parkbot wait`` asks "changed since?" of the first page of the issues carrying the decision's
+    labels. A hundred older issues given those labels fill that page, so parkbot's issue changes on a later
+    one: a full page is never taken as "nothing changed", and the answer is seen."""
+    older = [fake.add_issue(f"older {n}", author="mallory").number for n in range(100)]
+    _, _pr = park_with_pull(fake)
+    for number in older:
+        fake.issues[number].labels = [*fake.issues[number].labels, *fake.ensure_labels([LABEL, DECISION_LABEL])]
+    waiting = make_tracker(fake)
+    first, token = waiting.poll(DID)
+    assert first is not None
+    assert first.state == "open"
+
+    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    seen, _ = waiting.poll(DID, token)
+    assert seen is not None
+    assert seen.state == "resolved"

@@ -336,7 +336,8 @@ class DecisionIssues:
         issue, not the pull requests that carry its label too: one small page), sending
         ``If-None-Match`` with the ETag of ``previous``. GitHub answers ``304 Not Modified`` without
         counting it against the rate limit when the issue did not change (no edit, label, state or
-        comment since), and the decision in ``previous`` is returned as is. When something changed,
+        comment since), and the decision in ``previous`` is returned as is (not when the page was full: its
+        ETag covers that page only). When something changed,
         the decision is read again the way :meth:`find` reads it (GraphQL, with who wrote what), so
         a changed poll costs two requests.
         """
@@ -364,7 +365,9 @@ class DecisionIssues:
         if status == 304 and previous is not None:
             return previous.decision, previous
         decision = self.find(did)
-        if decision is None or not isinstance(data, list):
+        if decision is None or not isinstance(data, list) or len(data) >= PER_PAGE:
+            # A full page's ETag says nothing of the pages after it, where parkbot's issue may be (anyone
+            # who can label can add the labels to older issues): the next poll reads the decision again.
             return decision, PollToken(did)
         return decision, PollToken(did, validator=header_value(headers, "etag"), decision=decision)
 
