@@ -26,6 +26,7 @@ from parkbot.core.dashboard_index import DashboardIndex, DashboardWrite, shrink
 from parkbot.core.errors import BackendFailure
 from parkbot.dashboard_marker import MAX_BODY, is_dashboard
 from parkbot.trackers.github.labels import DASHBOARD_LABEL
+from parkbot.trackers.github.records_trust import opened_by_parkbot
 from parkbot.trackers.github.store import FoundIssue, log, raw_json
 from parkbot.trackers.github.text import SAFE_BODY_LIMIT, pack, unpack
 
@@ -149,7 +150,7 @@ class Dashboard:
         """The open dashboard issues: those this run has listed (a decision read brings them along), else
         the label's listing (1 request)."""
         seen = self._store.dashboards.seen()
-        return _only_dashboards(seen) if seen is not None else self._dashboards()
+        return self._only_dashboards(seen) if seen is not None else self._dashboards()
 
     def _dashboards(self) -> list[dict[str, Any]]:
         """Open dashboard issues (labeled and carrying the marker), oldest first."""
@@ -158,7 +159,15 @@ class Dashboard:
             f"list open issues labeled {DASHBOARD_LABEL}",
             lambda _: store.raw_list(store.repo.get_issues(state="open", labels=[DASHBOARD_LABEL], direction="asc")),
         )
-        return _only_dashboards(items)
+        return self._only_dashboards(items)
+
+    def _only_dashboards(self, items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The dashboard issues among ``items`` that parkbot opened, oldest first: the oldest is kept, so
+        an older copy someone else opened must not count (it is left alone)."""
+        store = self._store
+        trusted = store.trusted_logins
+        own = [r for r in items if opened_by_parkbot(r, trusted, guesses_own_login=store.guesses_own_login())]
+        return _only_dashboards(own)
 
     def _close_dashboard_duplicates(self, keep: int, duplicates: Iterable[dict[str, Any]]) -> None:
         winner = FoundIssue({"number": keep})

@@ -86,7 +86,7 @@ query ParkbotIssue($owner: String!, $name: String!, $number: Int!) {
     issueOrPullRequest(number: $number) { __typename ... on Issue { ...ParkbotIssue ...ParkbotComments } }
     dashboards: issues(
       labels: ["parkbot:dashboard"], states: [OPEN], first: 5, orderBy: {field: CREATED_AT, direction: ASC}
-    ) { nodes { id number title body } }
+    ) { nodes { id number title body author { ...ParkbotActor } } }
   }
 }
 """,

@@ -37,7 +37,7 @@ from parkbot.trackers.github.run_cache import (
     PullCache,
     RunMarks,
 )
-from parkbot.trackers.github.trust import issue_raw
+from parkbot.trackers.github.trust import issue_raw, rest_user
 
 __all__ = [
     "ACTIONS_LOGIN",
@@ -121,7 +121,13 @@ class IssueStore(Requests):
         if isinstance(listing, dict):
             self.dashboards.keep(
                 [
-                    {"number": n["number"], "title": n.get("title"), "body": n.get("body"), "node_id": n.get("id")}
+                    {
+                        "number": n["number"],
+                        "title": n.get("title"),
+                        "body": n.get("body"),
+                        "node_id": n.get("id"),
+                        "user": rest_user(n.get("author")),
+                    }
                     for n in listing.get("nodes") or []
                     if isinstance(n, dict) and isinstance(n.get("number"), int)
                 ]

@@ -44,7 +44,8 @@ def is_parkbot(login: str | None, trusted: tuple[str, ...]) -> bool:
     return login is not None and any(login.casefold() == t.casefold() for t in trusted)
 
 
-def _user(actor: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def rest_user(actor: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A GraphQL ``Actor`` as REST's ``user`` object (``login`` and ``type``), or None for nobody."""
     login = actor_login(actor)
     if login is None or actor is None:
         return None
@@ -65,9 +66,9 @@ def issue_raw(node: Mapping[str, Any]) -> dict[str, Any]:
         "created_at": node.get("createdAt"),
         "labels": [{"name": label["name"]} for label in (node.get("labels") or {}).get("nodes") or [] if label],
         "assignees": [{"login": a["login"]} for a in (node.get("assignees") or {}).get("nodes") or [] if a],
-        "user": _user(node.get("author")),
+        "user": rest_user(node.get("author")),
         "last_edited_at": node.get("lastEditedAt"),
-        "editor": _user(node.get("editor")),
+        "editor": rest_user(node.get("editor")),
     }
 
 
@@ -79,9 +80,9 @@ def comment_raw(node: Mapping[str, Any]) -> dict[str, Any]:
         "body": node.get("body") or "",
         "html_url": node.get("url"),
         "created_at": node.get("createdAt"),
-        "user": _user(node.get("author")),
+        "user": rest_user(node.get("author")),
         "last_edited_at": node.get("lastEditedAt"),
-        "editor": _user(node.get("editor")),
+        "editor": rest_user(node.get("editor")),
     }
 
 
