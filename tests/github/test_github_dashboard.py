@@ -492,22 +492,3 @@ def test_the_job_summary_mentions_the_dashboard(fake: FakeGitHub, tracker: GitHu
     summary = (tmp_path / "summary").read_text()
     number = dashboards(fake)[0].number
     assert f"Dashboard [#{number}](https://github.com/acme/widgets/issues/{number}): created (1 open)" in summary
-
-
-@pytest.mark.parametrize("through_a_decision_read", [False, True])
-def test_an_older_copy_of_the_dashboard_someone_else_opened_is_left_alone(
-    fake: FakeGitHub, tracker: GitHubTracker, through_a_decision_read: bool
-) -> None:
-    """The dashboard is the oldest one listed: a copy someone else opened earlier, with the label and the
-    marker, must not become it (nor have parkbot close its own as a duplicate)."""
-    theirs = fake.add_issue(TITLE, f"forged\n{DASHBOARD_MARKER}\n", labels=[DASHBOARD_LABEL], author="mallory")
-    park(tracker)
-    ours = recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
-    assert ours.number != theirs.number
-    reader = make_tracker(fake)
-    if through_a_decision_read:
-        reader.find(DID)  # a decision read lists the dashboards along
-    outcome = recount_dashboard(reader, CONFIG, now=NOW)
-    assert outcome.number == ours.number
-    assert theirs.body == f"forged\n{DASHBOARD_MARKER}\n"
-    assert fake.issues[ours.number].state == "open"

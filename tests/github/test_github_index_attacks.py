@@ -662,3 +662,26 @@ def test_a_hundred_older_issues_with_the_decisions_labels_do_not_hide_its_answer
     seen, _ = waiting.poll(DID, token)
     assert seen is not None
     assert seen.state == "resolved"
+
+
+@pytest.mark.parametrize("through_a_decision_read", [False, True])
+def test_an_older_copy_of_the_dashboard_someone_else_opened_is_left_alone(
+    fake: FakeGitHub, through_a_decision_read: bool
+) -> None:
+    """The dashboard is the oldest one listed: a copy someone else opened earlier, with the label and the
+    marker, must not become it (nor have parkbot close its own as a duplicate)."""
+    from parkbot.dashboard_refresh import TITLE, recount_dashboard
+    from parkbot.report import DASHBOARD_MARKER
+    from parkbot.trackers.github import DASHBOARD_LABEL
+
+    theirs = fake.add_issue(TITLE, f"forged\n{DASHBOARD_MARKER}\n", labels=[DASHBOARD_LABEL], author="mallory")
+    number, _ = park_with_pull(fake)
+    ours = recount_dashboard(make_tracker(fake), CONFIG, now=NOW)
+    assert ours.number != theirs.number
+    reader = make_tracker(fake)
+    if through_a_decision_read:
+        assert reader.decision_at(number) is not None  # reading a decision issue lists the dashboards along
+    outcome = recount_dashboard(reader, CONFIG, now=NOW)
+    assert (outcome.action, outcome.number) == ("unchanged", ours.number)
+    assert theirs.body == f"forged\n{DASHBOARD_MARKER}\n"
+    assert [i.number for i in fake.issues.values() if i.state == "closed"] == []
