@@ -16,14 +16,16 @@ from github import GithubException
 
 from parkbot.core.doctor import DeclaredPermissions, RequiredCheck
 from parkbot.core.errors import BackendFailure
-from parkbot.trackers.github.client import GitHubClient, backend_failure
+from parkbot.trackers.github.client import PER_PAGE, GitHubClient, backend_failure
 
 
-def _get(client: GitHubClient, what: str, path: str) -> dict[str, Any] | list[Any]:
+def _get(
+    client: GitHubClient, what: str, path: str, parameters: dict[str, Any] | None = None
+) -> dict[str, Any] | list[Any]:
     url = f"{client.settings.api_url}/repos/{client.repository}{path}"
 
     def get(attempt: int) -> Any:
-        _, data = client.github.requester.requestJsonAndCheck("GET", url)
+        _, data = client.github.requester.requestJsonAndCheck("GET", url, parameters=parameters)
         return data
 
     try:
@@ -43,10 +45,26 @@ def default_branch(client: GitHubClient) -> str:
 
 
 def ruleset_checks(client: GitHubClient, branch: str) -> list[RequiredCheck]:
-    """The status checks the active rulesets require on ``branch``, each with its ``integration_id``."""
-    rules = _get(client, f"read the rules of {branch}", f"/rules/branches/{quote(branch, safe='')}")
+    """The status checks the active rulesets require on ``branch``, each with its ``integration_id``.
+
+    Every page of the rules is read (a hundred a request): a repository with many rulesets must not have
+    its required check reported missing."""
+    rules: list[Any] = []
+    page = 1
+    while True:
+        batch = _get(
+            client,
+            f"read the rules of {branch}",
+            f"/rules/branches/{quote(branch, safe='')}",
+            {"per_page": PER_PAGE, "page": page},
+        )
+        listed = batch if isinstance(batch, list) else []
+        rules += listed
+        if len(listed) < PER_PAGE:
+            break
+        page += 1
     out: list[RequiredCheck] = []
-    for rule in rules if isinstance(rules, list) else []:
+    for rule in rules:
         if not isinstance(rule, dict) or rule.get("type") != "required_status_checks":
             continue
         params = rule.get("parameters") or {}
