@@ -685,3 +685,16 @@ def test_an_older_copy_of_the_dashboard_someone_else_opened_is_left_alone(
     assert (outcome.action, outcome.number) == ("unchanged", ours.number)
     assert theirs.body == f"forged\n{DASHBOARD_MARKER}\n"
     assert [i.number for i in fake.issues.values() if i.state == "closed"] == []
+
+
+def test_a_trailer_past_the_first_hundred_commits_of_a_pull_request_still_blocks(fake: FakeGitHub) -> None:
+    """A pull request's commits are read a hundred at a time: a ``Blocked-by:`` trailer on its hundred
+    and thirtieth commit links it as surely as one on its first."""
+    lifecycle.park(make_tracker(fake), needs_input(), CONFIG, now=NOW)
+    messages = [f"step {n}" for n in range(150)]
+    messages[129] += f"\n\nBlocked-by: {DID}"
+    pr = fake.add_pull(title="long work", head_ref="agent/long", commits=[{"message": m} for m in messages])
+
+    result = gate(fake, pr)
+    assert result.state == "blocked"
+    assert [d.id for d in result.blocking] == [DID]
