@@ -698,3 +698,25 @@ def test_a_trailer_past_the_first_hundred_commits_of_a_pull_request_still_blocks
     result = gate(fake, pr)
     assert result.state == "blocked"
     assert [d.id for d in result.blocking] == [DID]
+
+
+def test_a_decisions_label_put_on_another_decisions_issue_hides_nothing(fake: FakeGitHub) -> None:
+    """A label is an index: ``decision:<id>`` added to parkbot's issue of another decision is ignored there,
+    so the decision is still found, answered and re-filed on its own issue (no identity collision)."""
+    filed = lifecycle.park(make_tracker(fake), needs_input(), CONFIG, now=NOW)
+    other = lifecycle.park(make_tracker(fake), needs_input(key="shipping"), CONFIG, now=NOW)
+    assert other.location.number is not None
+    fake.issues[other.location.number].labels += fake.ensure_labels([LABEL])
+
+    shown = make_tracker(fake).find(DID)
+    assert shown is not None
+    assert make_tracker(fake).location(shown).number == filed.location.number
+    again = lifecycle.park(make_tracker(fake), needs_input(work_so_far={"more": 1}), CONFIG, now=NOW)
+    assert again.location.number == filed.location.number
+    lifecycle.resolve(make_tracker(fake), CONFIG, DID, "full_original", Actor("alice"), now=NOW)
+    resolved = make_tracker(fake).find(DID)
+    assert resolved is not None
+    assert resolved.state == "resolved"
+    untouched = make_tracker(fake).find(other.decision.id)
+    assert untouched is not None
+    assert untouched.state == "open"

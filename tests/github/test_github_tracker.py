@@ -19,6 +19,7 @@ from parkbot.trackers.github import (
     assignable_login,
     index_label,
 )
+from parkbot.trackers.github import issues as issues_module
 from parkbot.trackers.github.client import GitHubSettings, build_client, client_from_env, settings_from_env
 from parkbot.trackers.github.labels import decision_label
 from parkbot.trackers.github.render import parse_decision, read_marker, render_decision
@@ -116,13 +117,33 @@ def test_pull_requests_with_the_label_are_not_decisions(fake: FakeGitHub, tracke
     assert park(make_tracker(fake)).action == "unchanged"
 
 
-def test_another_id_under_the_same_label_is_a_collision(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+def test_two_ids_under_the_same_label_are_a_collision(
+    fake: FakeGitHub, tracker: GitHubTracker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long id's label is cut to fit and ends in a hash of the id: were two ids ever to share a label,
+    the issue's own block names the other one, and parkbot refuses rather than guess."""
     park(tracker)
     issue = decision_issue(fake)
     issue.body = issue.body.replace(f'"id":"{DID}"', '"id":"billing-42-decision-other"')
+    shared = decision_label(DID)
+    monkeypatch.setattr(issues_module, "decision_label", lambda did: shared)
     with pytest.raises(Refused) as info:
         make_tracker(fake).find(DID)
     assert info.value.reason == "collision"
+    assert f"the label {shared} belongs to decision 'billing-42-decision-other'" in info.value.message
+
+
+def test_an_issue_whose_own_block_holds_another_id_is_not_the_decisions(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    """The label says one decision, parkbot's own block another: the block is the record, the label an index."""
+    park(tracker)
+    issue = decision_issue(fake)
+    issue.body = issue.body.replace(f'"id":"{DID}"', '"id":"billing-42-decision-other"')
+    assert make_tracker(fake).find(DID) is None
+    found = make_tracker(fake).find("billing-42-decision-other")
+    assert found is not None
+    assert make_tracker(fake).location(found).number == issue.number
 
 
 def test_a_damaged_block_is_refused_not_overwritten(fake: FakeGitHub, tracker: GitHubTracker) -> None:

@@ -249,7 +249,17 @@ class DecisionIssues:
                 continue
             if payload is None:
                 continue
-            if str(payload.get("id", "")).casefold() != decision_id:
+            held = str(payload.get("id", ""))
+            if (
+                held.casefold() != decision_id
+                and decision_label(held).casefold() != decision_label(decision_id).casefold()
+            ):
+                # Another decision's issue given this label by hand: a label is an index, never evidence.
+                logger.warning(
+                    "issue #%s carries the label of %s but holds %s: ignored", found.number, decision_id, held
+                )
+                continue
+            if held.casefold() != decision_id:  # two ids whose labels are the same (a label is cut to fit)
                 raise Refused(
                     f"identity collision: the label {decision_label(decision_id)} belongs to decision "
                     f"{payload.get('id')!r} (issue #{raw['number']}), not {decision_id}",
