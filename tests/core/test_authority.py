@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from parkbot.core import authority, lifecycle
+from parkbot.core import authority, lifecycle, planner
 from parkbot.core.authority import Actor, named_in_config
-from parkbot.core.config import Answers, Config, Owners
+from parkbot.core.config import Answers, Config, Owners, Planner
 from parkbot.core.errors import NotFound, Refused
 from parkbot.core.models import Answer, Decision, Escalation, LogEntry, Proof
 from parkbot.core.tracker import Location, PollToken
@@ -37,6 +37,7 @@ class SignedTracker(MemoryTracker):
         self.signing: Proof | None = signed_by("alice")
         self.answer_proofs: dict[str, Proof | None] = {}
         self.hop_proofs: dict[tuple[str, str, str], Proof | None] = {}
+        self.filing_proofs: dict[str, Proof | None] = {}  # what vouches for a filing of blocking: false
         self.verifying = True
 
     def verifies_signatures(self) -> bool:
@@ -47,11 +48,15 @@ class SignedTracker(MemoryTracker):
             h.with_proof(self.hop_proofs.get((decision.id, h.from_owner, h.to_owner))) for h in decision.escalations
         ]
         answer = decision.answer.with_proof(self.answer_proofs.get(decision.id)) if decision.answer else None
-        return decision.model_copy(update={"escalations": hops, "answer": answer})
+        proved = decision.model_copy(update={"escalations": hops, "answer": answer})
+        return proved.with_blocking_proof(self.filing_proofs.get(decision.id))
 
     def find(self, decision_id: str) -> Decision | None:
         found = super().find(decision_id)
         return self._proved(found) if found is not None else None
+
+    def linked_decisions(self, target: str) -> list[Decision]:
+        return [self._proved(d) if d.id in self.items else d for d in super().linked_decisions(target)]
 
     def recorded_answer(self, decision: Decision) -> Answer | None:
         answer = super().recorded_answer(decision)
@@ -274,6 +279,98 @@ def test_a_gate_stays_blocked_by_a_question_whose_answer_nobody_entitled_signed(
     assert lifecycle.recorded_answer(tracker, SIGNED, tracker.find(DID)) is None
 
 
+# --- blocking: false counts only when a signed filing vouches for it ------------------------------------
+
+
+def parked_optional(proof: Proof | None) -> SignedTracker:
+    """A question filed with ``blocking: false``, its filing proved by ``proof``."""
+    tracker = SignedTracker()
+    lifecycle.park(tracker, result(blocking=False, dependents=["#7"]), SIGNED, now=NOW)
+    tracker.filing_proofs[DID] = proof
+    return tracker
+
+
+@pytest.mark.parametrize(
+    ("proof", "why"),
+    [
+        (None, "no signed commit vouches for it"),
+        (signed_by("mallory", good=False, detail="key not in allowed signers"), "key not in allowed signers"),
+        (signed_by("alice", good=False), "signature does not verify"),
+        (signed_by(None, good=False), "signature does not verify"),
+    ],
+    ids=["unsigned", "bad-signature-with-signer", "owners-bad-signature", "bad-signature-no-signer"],
+)
+def test_blocking_false_nobody_provably_signed_blocks_its_dependents_and_says_why(
+    proof: Proof | None, why: str
+) -> None:
+    tracker = parked_optional(proof)
+    decision = shown(tracker)
+    assert (decision.blocking, decision.problems) == (
+        True,
+        (f"unverified blocking: false ({why}): it blocks until answered",),
+    )
+    assert lifecycle.gate(tracker, SIGNED, "#7").state == "blocked"
+
+
+def test_blocking_false_a_listed_key_signed_blocks_nothing() -> None:
+    tracker = parked_optional(signed_by("alice"))
+    decision = shown(tracker)
+    assert (decision.blocking, decision.problems) == (False, ())
+    assert lifecycle.gate(tracker, SIGNED, "#7").state != "blocked"
+
+
+def test_an_optional_question_answered_by_an_owner_reports_no_unverified_blocking_false() -> None:
+    """Once a signed answer resolved it, whether it blocked no longer opens anything: nothing to report."""
+    tracker = parked_optional(None)
+    resolve(tracker, "alice")
+    decision = shown(tracker)
+    assert (decision.state, decision.blocking, decision.problems) == ("resolved", False, ())
+
+
+# --- a planner's answer counts when the configured planner signed it ------------------------------------
+
+
+WITH_PLANNER = SIGNED.model_copy(update={"planner": Planner(by="planner", sources=["docs/**"])})
+
+
+def test_with_a_planner_configured_an_owner_s_signed_answer_still_counts_and_is_the_recorded_one() -> None:
+    tracker = parked(WITH_PLANNER)
+    resolve(tracker, "alice", config=WITH_PLANNER)
+    decision = shown(tracker, WITH_PLANNER)
+    assert (decision.state, decision.answer.value, decision.problems) == ("resolved", "full_original", ())
+    recorded = lifecycle.recorded_answer(tracker, WITH_PLANNER, decision)
+    assert recorded is not None
+    assert recorded.value == "full_original"
+
+
+@pytest.mark.parametrize(("signer", "counts"), [("planner", True), ("alice", False), ("mallory", False)])
+def test_a_recorded_planner_answer_counts_only_when_the_configured_planner_signed_it(signer: str, counts: bool) -> None:
+    """Even an owner's signature does not vouch for words given as the planner's."""
+    tracker = parked(WITH_PLANNER)
+    tracker.answers[DID] = Answer(value="full_original", kind="planner", by="planner", at=NOW)
+    tracker.answer_proofs[DID] = signed_by(signer)
+    recorded = lifecycle.recorded_answer(tracker, WITH_PLANNER, shown(tracker, WITH_PLANNER))
+    assert (recorded is not None and recorded.value == "full_original") is counts
+
+
+# --- corrections ------------------------------------------------------------------------------------------
+
+
+def test_a_correction_is_not_verified_with_signed_answers_so_the_first_answer_stands_and_says_so() -> None:
+    tracker = parked()
+    resolve(tracker, "alice")
+    # corrected while answers.require_signed was off; turning it on cannot vouch for the correction
+    planner.correct(tracker, UNSIGNED, DID, "remaining_three", Actor("alice"), reason="wrong option", now=NOW)
+    assert shown(tracker, UNSIGNED).current_answer.value == "remaining_three"
+    decision = shown(tracker)
+    assert (decision.state, decision.current_answer.value, decision.corrections, decision.problems) == (
+        "resolved",
+        "full_original",
+        [],
+        ("corrections are not verified with answers.require_signed; the first answer stands",),
+    )
+
+
 def test_an_origin_configured_with_an_empty_owner_keeps_an_escalation_its_first_owner_signed() -> None:
     """An empty owner names nobody: the chain starts with whom the question was filed for, so that owner's
     signed escalation counts (starting from the owner it escalated to would refuse it)."""
@@ -319,3 +416,4 @@ def test_a_login_named_only_in_the_hierarchy_s_values_or_keys_counts() -> None:
     assert named_in_config(Config(owners=Owners(default="alice"), hierarchy={"erin": "frank"}), "erin")
     assert named_in_config(Config(owners=Owners(default="alice"), hierarchy={"erin": "frank"}), "frank")
     assert not named_in_config(Config(owners=Owners(default="alice"), hierarchy={"erin": "frank"}), "@@frank@")
+
