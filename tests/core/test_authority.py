@@ -279,6 +279,26 @@ def test_a_gate_stays_blocked_by_a_question_whose_answer_nobody_entitled_signed(
     assert lifecycle.recorded_answer(tracker, SIGNED, tracker.find(DID)) is None
 
 
+class SharedCommitSigned(SignedTracker):
+    """Signed records, with gates published on commits that ``#7`` and ``#8`` share."""
+
+    def sharing_commit(self, target: str) -> list[str]:
+        return [t for t in ("#7", "#8") if t != target]
+
+
+def test_a_commit_stays_blocked_while_a_neighbour_waits_for_a_question_whose_answer_nobody_entitled_signed() -> None:
+    tracker = SharedCommitSigned()
+    lifecycle.park(tracker, result(dependents=["#7"]), SIGNED, now=NOW)
+    lifecycle.park(tracker, result(key="scope", title="Scope", dependents=["#8"]), SIGNED, now=NOW)
+    other = "billing-42-decision-scope"
+    resolve(tracker, "alice")
+    tracker.signing = None
+    lifecycle.resolve(tracker, SIGNED, other, "full_original", Actor("alice"), now=NOW)  # stored resolved, unsigned
+    checked = lifecycle.gate(tracker, SIGNED, "#7")
+    assert ([d.id for d in checked.blocking], checked.same_commit) == ([other], ("#8",))
+    assert tracker.published["#7"] == checked
+
+
 # --- blocking: false counts only when a signed filing vouches for it ------------------------------------
 
 
