@@ -436,4 +436,3 @@ def test_a_login_named_only_in_the_hierarchy_s_values_or_keys_counts() -> None:
     assert named_in_config(Config(owners=Owners(default="alice"), hierarchy={"erin": "frank"}), "erin")
     assert named_in_config(Config(owners=Owners(default="alice"), hierarchy={"erin": "frank"}), "frank")
     assert not named_in_config(Config(owners=Owners(default="alice"), hierarchy={"erin": "frank"}), "@@frank@")
-
