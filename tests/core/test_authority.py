@@ -7,6 +7,8 @@ with whatever key the test hands it, as a backend that checked a commit's signat
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from parkbot.core import authority, lifecycle, planner
@@ -57,6 +59,11 @@ class SignedTracker(MemoryTracker):
 
     def linked_decisions(self, target: str) -> list[Decision]:
         return [self._proved(d) if d.id in self.items else d for d in super().linked_decisions(target)]
+
+    def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
+        """For ``open``, the decisions stored as resolved too: their resolution may not count (the git backlog)."""
+        also = ("resolved",) if state == "open" else ()
+        return iter([self._proved(d) for d in self.items.values() if state is None or d.state in (state, *also)])
 
     def recorded_answer(self, decision: Decision) -> Answer | None:
         answer = super().recorded_answer(decision)
@@ -277,6 +284,45 @@ def test_a_gate_stays_blocked_by_a_question_whose_answer_nobody_entitled_signed(
     assert lifecycle.gate(tracker, SIGNED, "#7").state == "blocked"
     assert [d.id for d in lifecycle.linked(tracker, SIGNED, "#7")] == [DID]
     assert lifecycle.recorded_answer(tracker, SIGNED, tracker.find(DID)) is None
+
+
+def test_listing_reads_each_decision_with_only_the_authority_its_records_prove() -> None:
+    tracker = parked()
+    lifecycle.park(tracker, result(key="scope", title="Scope"), SIGNED, now=NOW)
+    other = "billing-42-decision-scope"
+    resolve(tracker, "alice")
+    tracker.signing = None
+    lifecycle.resolve(tracker, SIGNED, other, "full_original", Actor("alice"), now=NOW)  # stored resolved, unsigned
+    assert [d.id for d in lifecycle.decisions(tracker, SIGNED, "resolved")] == [DID]
+    (unverified,) = lifecycle.decisions(tracker, SIGNED, "open")
+    assert (unverified.id, unverified.problems) == (other, ("unverified answer by alice (unsigned)",))
+
+
+class ConflictedSigned(SignedTracker):
+    """Signed records, keeping the answers that lost a sync to the one that stands (the git backlog)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conflicts: list[Answer] = []
+
+    def find(self, decision_id: str) -> Decision | None:
+        found = super().find(decision_id)
+        return found.with_conflicting_answers(self.conflicts) if found is not None else None
+
+
+def test_an_answer_that_lost_a_sync_is_not_named_while_no_answer_that_counts_stands() -> None:
+    """Saying "the earlier answer stands" would be wrong: the stored one carries no authority."""
+    tracker = ConflictedSigned()
+    lifecycle.park(tracker, result(), SIGNED, now=NOW)
+    tracker.signing = None
+    resolve(tracker, "alice")
+    tracker.conflicts = [Answer(value="remaining_three", by="carol", at=NOW)]
+    decision = shown(tracker)
+    assert (decision.state, decision.answer, decision.problems) == (
+        "open",
+        None,
+        ("unverified answer by alice (unsigned)",),
+    )
 
 
 class SharedCommitSigned(SignedTracker):
