@@ -1,4 +1,5 @@
-"""parkbot.core.lifecycle.reading: a missing decision says why when the backend knows, and which id otherwise."""
+"""parkbot.core.lifecycle.reading: a missing decision says why when the backend knows, and which id otherwise;
+answers that lost a sync are named next to the one that stands."""
 
 from __future__ import annotations
 
