@@ -7,11 +7,13 @@ with whatever key the test hands it, as a backend that checked a commit's signat
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
-from parkbot.core import authority, lifecycle
+from parkbot.core import authority, lifecycle, planner
 from parkbot.core.authority import Actor, named_in_config
-from parkbot.core.config import Answers, Config, Owners
+from parkbot.core.config import Answers, Config, Owners, Planner
 from parkbot.core.errors import NotFound, Refused
 from parkbot.core.models import Answer, Decision, Escalation, LogEntry, Proof
 from parkbot.core.tracker import Location, PollToken
@@ -37,6 +39,7 @@ class SignedTracker(MemoryTracker):
         self.signing: Proof | None = signed_by("alice")
         self.answer_proofs: dict[str, Proof | None] = {}
         self.hop_proofs: dict[tuple[str, str, str], Proof | None] = {}
+        self.filing_proofs: dict[str, Proof | None] = {}  # what vouches for a filing of blocking: false
         self.verifying = True
 
     def verifies_signatures(self) -> bool:
@@ -47,11 +50,20 @@ class SignedTracker(MemoryTracker):
             h.with_proof(self.hop_proofs.get((decision.id, h.from_owner, h.to_owner))) for h in decision.escalations
         ]
         answer = decision.answer.with_proof(self.answer_proofs.get(decision.id)) if decision.answer else None
-        return decision.model_copy(update={"escalations": hops, "answer": answer})
+        proved = decision.model_copy(update={"escalations": hops, "answer": answer})
+        return proved.with_blocking_proof(self.filing_proofs.get(decision.id))
 
     def find(self, decision_id: str) -> Decision | None:
         found = super().find(decision_id)
         return self._proved(found) if found is not None else None
+
+    def linked_decisions(self, target: str) -> list[Decision]:
+        return [self._proved(d) if d.id in self.items else d for d in super().linked_decisions(target)]
+
+    def iter_decisions(self, state: str | None = None) -> Iterator[Decision]:
+        """For ``open``, the decisions stored as resolved too: their resolution may not count (the git backlog)."""
+        also = ("resolved",) if state == "open" else ()
+        return iter([self._proved(d) for d in self.items.values() if state is None or d.state in (state, *also)])
 
     def recorded_answer(self, decision: Decision) -> Answer | None:
         answer = super().recorded_answer(decision)
@@ -272,6 +284,157 @@ def test_a_gate_stays_blocked_by_a_question_whose_answer_nobody_entitled_signed(
     assert lifecycle.gate(tracker, SIGNED, "#7").state == "blocked"
     assert [d.id for d in lifecycle.linked(tracker, SIGNED, "#7")] == [DID]
     assert lifecycle.recorded_answer(tracker, SIGNED, tracker.find(DID)) is None
+
+
+def test_listing_reads_each_decision_with_only_the_authority_its_records_prove() -> None:
+    tracker = parked()
+    lifecycle.park(tracker, result(key="scope", title="Scope"), SIGNED, now=NOW)
+    other = "billing-42-decision-scope"
+    resolve(tracker, "alice")
+    tracker.signing = None
+    lifecycle.resolve(tracker, SIGNED, other, "full_original", Actor("alice"), now=NOW)  # stored resolved, unsigned
+    assert [d.id for d in lifecycle.decisions(tracker, SIGNED, "resolved")] == [DID]
+    (unverified,) = lifecycle.decisions(tracker, SIGNED, "open")
+    assert (unverified.id, unverified.problems) == (other, ("unverified answer by alice (unsigned)",))
+
+
+class ConflictedSigned(SignedTracker):
+    """Signed records, keeping the answers that lost a sync to the one that stands (the git backlog)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conflicts: list[Answer] = []
+
+    def find(self, decision_id: str) -> Decision | None:
+        found = super().find(decision_id)
+        return found.with_conflicting_answers(self.conflicts) if found is not None else None
+
+
+def test_an_answer_that_lost_a_sync_is_not_named_while_no_answer_that_counts_stands() -> None:
+    """Saying "the earlier answer stands" would be wrong: the stored one carries no authority."""
+    tracker = ConflictedSigned()
+    lifecycle.park(tracker, result(), SIGNED, now=NOW)
+    tracker.signing = None
+    resolve(tracker, "alice")
+    tracker.conflicts = [Answer(value="remaining_three", by="carol", at=NOW)]
+    decision = shown(tracker)
+    assert (decision.state, decision.answer, decision.problems) == (
+        "open",
+        None,
+        ("unverified answer by alice (unsigned)",),
+    )
+
+
+class SharedCommitSigned(SignedTracker):
+    """Signed records, with gates published on commits that ``#7`` and ``#8`` share."""
+
+    def sharing_commit(self, target: str) -> list[str]:
+        return [t for t in ("#7", "#8") if t != target]
+
+
+def test_a_commit_stays_blocked_while_a_neighbour_waits_for_a_question_whose_answer_nobody_entitled_signed() -> None:
+    tracker = SharedCommitSigned()
+    lifecycle.park(tracker, result(dependents=["#7"]), SIGNED, now=NOW)
+    lifecycle.park(tracker, result(key="scope", title="Scope", dependents=["#8"]), SIGNED, now=NOW)
+    other = "billing-42-decision-scope"
+    resolve(tracker, "alice")
+    tracker.signing = None
+    lifecycle.resolve(tracker, SIGNED, other, "full_original", Actor("alice"), now=NOW)  # stored resolved, unsigned
+    checked = lifecycle.gate(tracker, SIGNED, "#7")
+    assert ([d.id for d in checked.blocking], checked.same_commit) == ([other], ("#8",))
+    assert tracker.published["#7"] == checked
+
+
+# --- blocking: false counts only when a signed filing vouches for it ------------------------------------
+
+
+def parked_optional(proof: Proof | None) -> SignedTracker:
+    """A question filed with ``blocking: false``, its filing proved by ``proof``."""
+    tracker = SignedTracker()
+    lifecycle.park(tracker, result(blocking=False, dependents=["#7"]), SIGNED, now=NOW)
+    tracker.filing_proofs[DID] = proof
+    return tracker
+
+
+@pytest.mark.parametrize(
+    ("proof", "why"),
+    [
+        (None, "no signed commit vouches for it"),
+        (signed_by("mallory", good=False, detail="key not in allowed signers"), "key not in allowed signers"),
+        (signed_by("alice", good=False), "signature does not verify"),
+        (signed_by(None, good=False), "signature does not verify"),
+    ],
+    ids=["unsigned", "bad-signature-with-signer", "owners-bad-signature", "bad-signature-no-signer"],
+)
+def test_blocking_false_nobody_provably_signed_blocks_its_dependents_and_says_why(
+    proof: Proof | None, why: str
+) -> None:
+    tracker = parked_optional(proof)
+    decision = shown(tracker)
+    assert (decision.blocking, decision.problems) == (
+        True,
+        (f"unverified blocking: false ({why}): it blocks until answered",),
+    )
+    assert lifecycle.gate(tracker, SIGNED, "#7").state == "blocked"
+
+
+def test_blocking_false_a_listed_key_signed_blocks_nothing() -> None:
+    tracker = parked_optional(signed_by("alice"))
+    decision = shown(tracker)
+    assert (decision.blocking, decision.problems) == (False, ())
+    assert lifecycle.gate(tracker, SIGNED, "#7").state != "blocked"
+
+
+def test_an_optional_question_answered_by_an_owner_reports_no_unverified_blocking_false() -> None:
+    """Once a signed answer resolved it, whether it blocked no longer opens anything: nothing to report."""
+    tracker = parked_optional(None)
+    resolve(tracker, "alice")
+    decision = shown(tracker)
+    assert (decision.state, decision.blocking, decision.problems) == ("resolved", False, ())
+
+
+# --- a planner's answer counts when the configured planner signed it ------------------------------------
+
+
+WITH_PLANNER = SIGNED.model_copy(update={"planner": Planner(by="planner", sources=["docs/**"])})
+
+
+def test_with_a_planner_configured_an_owner_s_signed_answer_still_counts_and_is_the_recorded_one() -> None:
+    tracker = parked(WITH_PLANNER)
+    resolve(tracker, "alice", config=WITH_PLANNER)
+    decision = shown(tracker, WITH_PLANNER)
+    assert (decision.state, decision.answer.value, decision.problems) == ("resolved", "full_original", ())
+    recorded = lifecycle.recorded_answer(tracker, WITH_PLANNER, decision)
+    assert recorded is not None
+    assert recorded.value == "full_original"
+
+
+@pytest.mark.parametrize(("signer", "counts"), [("planner", True), ("alice", False), ("mallory", False)])
+def test_a_recorded_planner_answer_counts_only_when_the_configured_planner_signed_it(signer: str, counts: bool) -> None:
+    """Even an owner's signature does not vouch for words given as the planner's."""
+    tracker = parked(WITH_PLANNER)
+    tracker.answers[DID] = Answer(value="full_original", kind="planner", by="planner", at=NOW)
+    tracker.answer_proofs[DID] = signed_by(signer)
+    recorded = lifecycle.recorded_answer(tracker, WITH_PLANNER, shown(tracker, WITH_PLANNER))
+    assert (recorded is not None and recorded.value == "full_original") is counts
+
+
+# --- corrections ------------------------------------------------------------------------------------------
+
+
+def test_a_correction_is_not_verified_with_signed_answers_so_the_first_answer_stands_and_says_so() -> None:
+    tracker = parked()
+    resolve(tracker, "alice")
+    # corrected while answers.require_signed was off; turning it on cannot vouch for the correction
+    planner.correct(tracker, UNSIGNED, DID, "remaining_three", Actor("alice"), reason="wrong option", now=NOW)
+    assert shown(tracker, UNSIGNED).current_answer.value == "remaining_three"
+    decision = shown(tracker)
+    assert (decision.state, decision.current_answer.value, decision.corrections, decision.problems) == (
+        "resolved",
+        "full_original",
+        [],
+        ("corrections are not verified with answers.require_signed; the first answer stands",),
+    )
 
 
 def test_an_origin_configured_with_an_empty_owner_keeps_an_escalation_its_first_owner_signed() -> None:

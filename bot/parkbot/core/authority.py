@@ -194,7 +194,7 @@ def named_in_config(config: Config, login: str) -> bool:
     A commenter with no association to the repository who is not named here cannot answer anything
     (no role, not an owner), so its command is ignored before anything is read or written.
     """
-    named = [config.owners.default or "", *config.owners.origins.values()]
+    named: list[str | None] = [config.owners.default, *config.owners.origins.values()]
     named += [*config.hierarchy.keys(), *config.hierarchy.values()]
     wanted = login.casefold().lstrip("@")
     return any(n.casefold().lstrip("@") == wanted or "/" in n for n in named if n)

@@ -88,3 +88,26 @@ def test_a_dependent_that_cannot_show_a_gate_yet_is_reported_with_the_backends_n
     (answered,) = resolve(tracker).gates
     assert ([d.id for d in answered.resolved], answered.state) == ([DID], "open")
     assert tracker.published == {}
+
+
+class SharedCommit(MemoryTracker):
+    """A backend that publishes gates on commits (GitHub): ``#7`` and ``#8`` are opened at one head."""
+
+    def sharing_commit(self, target: str) -> list[str]:
+        return [t for t in ("#7", "#8") if t != target]
+
+
+def test_answering_one_pull_request_s_question_keeps_the_commit_blocked_while_its_neighbour_waits() -> None:
+    tracker = SharedCommit()
+    lifecycle.park(tracker, needs_input("refund", dependents=["#7"]), CONFIG, now=NOW)
+    waiting = lifecycle.park(tracker, needs_input("scope", dependents=["#8"]), CONFIG, now=NOW)
+    outcome = lifecycle.resolve(tracker, CONFIG, "billing-42-decision-refund", "yes", Actor("alice"), now=NOW)
+    (published,) = outcome.gates
+    assert (published.target, [d.id for d in published.blocking], published.same_commit) == (
+        "#7",
+        [waiting.decision.id],
+        ("#8",),
+    )
+    assert tracker.published["#7"] == published  # the commit's check stays red for #8
+    lifecycle.resolve(tracker, CONFIG, waiting.decision.id, "no", Actor("alice"), now=NOW)
+    assert (tracker.published["#8"].state, tracker.published["#8"].same_commit) == ("open", ())

@@ -25,3 +25,11 @@ def test_the_help_lists_each_act_the_owner_can_take() -> None:
         lifecycle.PossibleAct("override", "1", "EUR"),
         lifecycle.PossibleAct("override", "2", "net of tax"),
     ]
+
+
+def test_returning_a_question_is_offered_only_to_a_requester_the_configuration_allows() -> None:
+    for requester, offered in [("erin", True), ("mallory", False), (None, False)]:
+        question = parked(requester=requester).find(DID)
+        acts = lifecycle.possible_acts(question, CONFIG)
+        assert (lifecycle.PossibleAct("return", about=requester) in acts) is offered
+        assert [a.act for a in acts][-1] == ("return" if offered else "escalate")

@@ -1,4 +1,5 @@
-"""parkbot.core.lifecycle.reading: a missing decision says why when the backend knows, and which id otherwise."""
+"""parkbot.core.lifecycle.reading: a missing decision says why when the backend knows, and which id otherwise;
+answers that lost a sync are named next to the one that stands."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from typing import Any
 import pytest
 
 from parkbot.core import lifecycle
-from parkbot.core.models import Decision
-from tests.support.lifecycle import CONFIG
+from parkbot.core.errors import NotFound
+from parkbot.core.models import Answer, Decision
+from tests.support.lifecycle import CONFIG, resolve
 from tests.support.memory_tracker import MemoryTracker
-from tests.support.results import DID
+from tests.support.results import DID, NOW, result
 
 # --- a missing decision, and acting on one that is not open ---------------------------------------------
 
@@ -26,8 +28,6 @@ class NotFetched(MemoryTracker):
 
 
 def test_a_missing_decision_says_why_when_the_backend_knows_and_which_id_it_is_otherwise() -> None:
-    from parkbot.core.errors import NotFound
-
     for tracker, ending, about in [
         (
             NotFetched(),
@@ -44,3 +44,44 @@ def test_a_missing_decision_says_why_when_the_backend_knows_and_which_id_it_is_o
                 call(tracker)
             assert (info.value.message, info.value.exit_code) == (f"no decision {DID} in this backlog{ending}", 2)
             assert (info.value.decision, info.value.step, info.value.suggestions) == (DID, about, ())
+
+
+def test_a_mistyped_id_offers_the_nearest_stored_ids_unless_the_backend_says_why_nothing_is_found() -> None:
+    mistyped = "billing-42-decision-refnd"
+    hint = ": the backlog ref was not fetched: git fetch origin refs/parkbot/backlog:refs/parkbot/backlog"
+    for tracker, ending, near in [
+        (MemoryTracker(), f"; did you mean {DID!r}?", (DID,)),
+        (NotFetched(), hint, ()),  # the backend's hint is the whole explanation: no id is guessed next to it
+    ]:
+        lifecycle.park(tracker, result(), CONFIG, now=NOW)
+        with pytest.raises(NotFound) as info:
+            lifecycle.answer_of(tracker, CONFIG, mistyped)
+        assert (info.value.message, info.value.suggestions) == (f"no decision {mistyped} in this backlog{ending}", near)
+
+
+# --- answers given on another copy of the backlog -----------------------------------------------------------
+
+
+class Conflicted(MemoryTracker):
+    """A backend that keeps the answers that lost a sync to the one that stands (the git backlog)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conflicts: list[Answer] = []
+
+    def find(self, decision_id: str) -> Decision | None:
+        found = super().find(decision_id)
+        return found.with_conflicting_answers(self.conflicts) if found is not None else None
+
+
+def test_an_answer_that_lost_a_sync_is_named_and_the_earlier_answer_stands_until_an_owner_confirms_it() -> None:
+    tracker = Conflicted()
+    lifecycle.park(tracker, result(), CONFIG, now=NOW)
+    resolve(tracker, "full_original", "alice")
+    tracker.conflicts = [Answer(value="remaining_three", by="carol", at=NOW)]
+    decision = lifecycle.answer_of(tracker, CONFIG, DID)
+    assert (decision.state, decision.answer.value if decision.answer else None) == ("resolved", "full_original")
+    assert decision.problems == (
+        f"conflicting answer 'remaining_three' by carol at {NOW.isoformat()} (given on another copy of the backlog, "
+        "kept in its history); the earlier answer 'full_original' stands until an owner confirms it by giving it again",
+    )
