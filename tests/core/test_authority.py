@@ -325,6 +325,34 @@ def test_an_answer_that_lost_a_sync_is_not_named_while_no_answer_that_counts_sta
     )
 
 
+def test_resolving_reports_a_dependent_blocked_while_another_of_its_questions_has_no_answer_that_counts() -> None:
+    """The gates an answer publishes read the other questions of each dependent as ``parkbot gate`` does."""
+    tracker = SignedTracker()
+    lifecycle.park(tracker, result(dependents=["#7"]), SIGNED, now=NOW)
+    lifecycle.park(tracker, result(key="scope", title="Scope", dependents=["#7"]), SIGNED, now=NOW)
+    other = "billing-42-decision-scope"
+    tracker.signing = None
+    lifecycle.resolve(tracker, SIGNED, other, "full_original", Actor("alice"), now=NOW)  # stored resolved, unsigned
+    tracker.signing = signed_by("alice")
+    outcome = resolve(tracker, "alice")
+    (published,) = outcome.gates  # type: ignore[attr-defined]
+    assert (published.state, [d.id for d in published.blocking]) == ("blocked", [other])
+    assert tracker.published["#7"] == published
+    checked = lifecycle.gate(tracker, SIGNED, "#7")
+    assert (checked.state, [d.id for d in checked.blocking]) == ("blocked", [other])
+
+
+def test_filing_reports_a_dependent_blocked_by_an_older_question_whose_answer_nobody_entitled_signed() -> None:
+    tracker = SignedTracker()
+    lifecycle.park(tracker, result(key="scope", title="Scope", dependents=["#7"]), SIGNED, now=NOW)
+    other = "billing-42-decision-scope"
+    tracker.signing = None
+    lifecycle.resolve(tracker, SIGNED, other, "full_original", Actor("alice"), now=NOW)  # stored resolved, unsigned
+    filed = lifecycle.park(tracker, result(dependents=["#7"]), SIGNED, now=NOW)
+    (published,) = filed.gates
+    assert sorted(d.id for d in published.blocking) == sorted([DID, other])
+
+
 class SharedCommitSigned(SignedTracker):
     """Signed records, with gates published on commits that ``#7`` and ``#8`` share."""
 

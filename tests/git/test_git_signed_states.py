@@ -98,3 +98,29 @@ def test_a_question_filed_optional_counts_as_optional_only_when_its_filing_is_si
     shown = json.loads(ok(parkbot(unsigned, "show", "billing-42-decision-other", "--json")).stdout)
     assert shown["blocking"] is True  # nobody vouches that it blocks nothing
     assert any(p.startswith("unverified blocking: false") for p in shown["problems"])
+
+
+def test_an_answer_reports_its_dependents_blocked_while_another_question_of_theirs_is_resolved_unsigned(
+    world: World,
+) -> None:
+    """What ``resolve`` says of the gates it opens is what ``parkbot gate`` says: a question of the same
+    dependent whose stored resolution nobody signed still blocks it."""
+    owner = owner_parks(world)
+    other = needs_input(key="scope", dependents=["#5"])
+    ok(parkbot(owner, "park", "-", stdin=other.model_dump_json()))
+    other_id = f"{other.origin}-decision-scope"
+    forged = {"value": "remaining", "by": "alice@example.com", "at": "2026-01-01T00:00:00Z"}
+
+    def rewrite(edit: BacklogEdit) -> Change:
+        stored = edit.decision(other_id)
+        assert stored is not None
+        edit.put_decision(
+            Decision.model_validate({**stored.model_dump(), "state": "resolved", "answer": forged}), stored
+        )
+        return Change(f"park: updated {other_id}", [f"Parkbot-Decision: {other_id}"])
+
+    with GitTracker.open(owner, config=Config()) as tracker:
+        tracker.backlog.mutate(rewrite)  # unsigned, as anyone who can write the ref can
+    resolved = json.loads(ok(parkbot(owner, "resolve", DID, "--answer", "remaining", "--json")).stdout)
+    (gate,) = resolved["gates"]
+    assert (gate["target"], gate["state"], gate["blocking"]) == ("#5", "blocked", [other_id])

@@ -240,7 +240,7 @@ def _finish_cite(tracker: Tracker, config: Config, decision: Decision, answer: A
     if not opens:
         return ResolveOutcome(decision, "unchanged", answer, tracker.location(decision))
     recorded = tracker.recorded_answer(decision)
-    return lifecycle.complete(tracker, decision, answer, "completed" if recorded else "resolved", now)
+    return lifecycle.complete(tracker, config, decision, answer, "completed" if recorded else "resolved", now)
 
 
 def pass_question(
@@ -303,7 +303,7 @@ def accept(
         return ResolveOutcome(reviewed, "resolved", reviewed.current_answer or step.answer, location)
     tracker.update(reviewed)
     recorded = tracker.recorded_answer(reviewed)
-    return lifecycle.complete(tracker, reviewed, step.answer, "completed" if recorded else "resolved", now)
+    return lifecycle.complete(tracker, config, reviewed, step.answer, "completed" if recorded else "resolved", now)
 
 
 def override(

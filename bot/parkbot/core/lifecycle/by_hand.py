@@ -149,6 +149,6 @@ def index_changed_by_hand(tracker: Tracker, config: Config, decision: Decision, 
     links and blocks its dependents again (their labels too): the index is restored, nothing opens.
     """
     location = tracker.update(decision)
-    gates = block_and_publish(tracker, decision) if decision.state == "open" else []
+    gates = block_and_publish(tracker, config, decision) if decision.state == "open" else []
     said = RESTORED.format(who=who, what=what)
     return HandOutcome("restored", decision, said, location, gates=gates, was_open=decision.state == "open")

@@ -8,24 +8,28 @@ from parkbot.core.models import Decision
 from parkbot.core.tracker import DependentState, GateResult, SharedCommits, Tracker
 
 
-def block_and_publish(tracker: Tracker, decision: Decision) -> list[GateResult]:
+def block_and_publish(tracker: Tracker, config: Config, decision: Decision) -> list[GateResult]:
     """Link a blocking decision's dependents and publish their (blocked) gates."""
     if not (decision.blocking and decision.dependents):
         return []
-    return publish_gates(tracker, decision, tracker.block_dependents(decision))
+    return publish_gates(tracker, config, decision, tracker.block_dependents(decision))
 
 
-def publish_gates(tracker: Tracker, decision: Decision, states: list[DependentState]) -> list[GateResult]:
+def publish_gates(
+    tracker: Tracker, config: Config, decision: Decision, states: list[DependentState]
+) -> list[GateResult]:
     """Evaluate each dependent's gate from ``decision`` as it now stands and whatever else still links the
-    dependent, and publish it where it can be shown."""
+    dependent, and publish it where it can be shown. The other decisions are read as ``parkbot gate`` reads
+    them, each with only the authority its records prove: a stored resolution nobody entitled signed
+    keeps the dependent blocked here too."""
     results = []
     for state in states:
-        linked = [d for d in state.others if d.id != decision.id]
+        linked = [verify(tracker, config, d) for d in state.others if d.id != decision.id]
         result = evaluate_gate(state.target, [decision, *linked])
         if state.note:
             result = result._replace(note=state.note)
         if state.publishable:
-            result = per_commit(tracker, config=None, result=result, current=decision)
+            result = per_commit(tracker, config, result=result, current=decision)
             tracker.publish_gate(result)
         results.append(result)
     return results

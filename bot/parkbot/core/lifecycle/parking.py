@@ -119,7 +119,7 @@ def _file_once(tracker: Tracker, config: Config, incoming: Decision, now: dateti
             )
     changed = merged.content_key() != existing.content_key() or existing.state != "open"
     location = tracker.update(merged) if changed else tracker.location(existing)
-    gates = block_and_publish(tracker, merged)
+    gates = block_and_publish(tracker, config, merged)
     action: ParkAction = "updated" if changed else "unchanged"
     return ParkOutcome(merged, action, location, gates, was_open=existing.state == "open")
 
@@ -166,6 +166,6 @@ def _park_new(tracker: Tracker, incoming: Decision, config: Config, now: datetim
         from parkbot.core.lifecycle.resolving import complete  # a precedent answers it: the resolution's steps
 
         answer = Answer(value=citation.answer, kind="precedent", by="precedent", at=now, citation=citation)
-        done = complete(tracker, incoming, answer, "resolved", now)
+        done = complete(tracker, config, incoming, answer, "resolved", now)
         return ParkOutcome(done.decision, "created", location, done.gates)
-    return ParkOutcome(incoming, "created", location, block_and_publish(tracker, incoming))
+    return ParkOutcome(incoming, "created", location, block_and_publish(tracker, config, incoming))

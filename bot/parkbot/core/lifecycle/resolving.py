@@ -130,7 +130,7 @@ def _resolve_once(
     if unchanged is not None:
         return unchanged
     action: ResolveAction = "completed" if recorded else "resolved"
-    return complete(tracker, decision, recorded or answer, action, answer.at)
+    return complete(tracker, config, decision, recorded or answer, action, answer.at)
 
 
 OPTIONS_CHANGED = (
@@ -234,7 +234,7 @@ def act_command(tracker: Tracker, config: Config, decision_id: str, by: Actor, t
 
 
 def complete(
-    tracker: Tracker, decision: Decision, answer: Answer, action: ResolveAction, now: datetime
+    tracker: Tracker, config: Config, decision: Decision, answer: Answer, action: ResolveAction, now: datetime
 ) -> ResolveOutcome:
     """Steps (a)-(d) in order, logging before the close so a re-run can only repeat the line, never lose it.
 
@@ -244,7 +244,7 @@ def complete(
         tracker.record_answer(decision, answer)
     tracker.point_dependents(decision, answer)
     resolved = decision.model_copy(update={"state": "resolved", "answer": answer})
-    gates = publish_gates(tracker, resolved, tracker.clear_blocking(decision))
+    gates = publish_gates(tracker, config, resolved, tracker.clear_blocking(decision))
     tracker.close(decision, answer, log_entry("resolved", resolved, now, location=_where(tracker, resolved)))
     return ResolveOutcome(resolved, action, answer, tracker.location(resolved), gates)
 

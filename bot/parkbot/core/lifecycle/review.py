@@ -65,7 +65,7 @@ def accept_review(
     if decision.state == "resolved":
         return ResolveOutcome(decision, "unchanged", decision.answer or answer, tracker.location(decision))
     recorded = authority.recorded_answer(tracker, config, decision)
-    return complete(tracker, decision, recorded or answer, "completed" if recorded else "resolved", answer.at)
+    return complete(tracker, config, decision, recorded or answer, "completed" if recorded else "resolved", answer.at)
 
 
 def override_assumption(
