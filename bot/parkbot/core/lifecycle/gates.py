@@ -55,9 +55,7 @@ def gate(tracker: Tracker, config: Config, target: str) -> GateResult:
     return result
 
 
-def per_commit(
-    tracker: Tracker, config: Config | None, result: GateResult, *, current: Decision | None = None
-) -> GateResult:
+def per_commit(tracker: Tracker, config: Config, result: GateResult, *, current: Decision | None = None) -> GateResult:
     """The gate is per commit: an open result is published only when no other dependent at that commit waits.
 
     Branch protection reads the newest check on a commit, whichever pull request it was published
@@ -70,7 +68,7 @@ def per_commit(
     blockers: dict[str, Decision] = {}
     waiting: list[str] = []
     for other in tracker.sharing_commit(result.target):
-        found = tracker.linked_decisions(other) if config is None else linked(tracker, config, other)
+        found = linked(tracker, config, other)
         if current is not None:
             found = [current if d.id == current.id else d for d in found]
         sibling = evaluate_gate(other, found)
