@@ -30,7 +30,7 @@ def _created_at(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return datetime.fromisoformat(value)  # Python 3.11 reads the ``Z``
     except ValueError:
         return None
 
@@ -179,7 +179,7 @@ class Comments:
         for comment in self._store.comments.of(issue_number):
             login = author_of(comment)
             body = str(comment.get("body") or "")
-            bot = login is None or is_bot_login(login, (comment.get("user") or {}).get("type"))
+            bot = login is None or is_bot_login(login)  # a Bot's login reads as ``name[bot]`` (actor_login)
             cid = int(comment["id"])
             candidate = may_be_command(bot, body)
             out.append(CommentFacts(cid, login or "", bot, body, parkbot_reacted=candidate and reacted(cid)))
