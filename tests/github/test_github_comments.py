@@ -7,6 +7,7 @@ comment records the handlers and the lifecycle read, through the real PyGithub p
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any
 
 import pytest
@@ -16,9 +17,16 @@ from parkbot.core.models import Answer
 from parkbot.core.tracker import CommentRecord
 from parkbot.core.untaken import CommentFacts
 from parkbot.trackers.github import GitHubTracker
-from parkbot.trackers.github.render import marker, read_marker, render_answer_comment, render_reply, work_chunk_key
+from parkbot.trackers.github.render import (
+    marker,
+    read_marker,
+    render_answer_comment,
+    render_decision,
+    render_reply,
+    work_chunk_key,
+)
 from tests.support.fakegithub import FakeGitHub
-from tests.support.github_helpers import DID, NOW, decision_issue, park
+from tests.support.github_helpers import DID, NOW, decision_issue, make_tracker, park
 
 
 def issue_number(fake: FakeGitHub, tracker: GitHubTracker) -> int:
@@ -411,3 +419,37 @@ def test_the_command_facts_say_who_wrote_what_and_ask_for_reactions_only_on_huma
     ]
     assert [type(f.author_bot) for f in facts] == [bool] * 6
     assert asked == [alice.id, bob.id]
+
+
+def test_an_overflow_comment_someone_else_changed_is_read_as_parkbot_wrote_it_and_written_back(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    """Anyone with write access can edit any comment: an edited chunk of the work must not damage the decision."""
+    work = {"blob": os.urandom(60_000).hex() + os.urandom(60_000).hex()}
+    number = issue_number(fake, tracker)
+    park(tracker, work_so_far=work)
+    (first, *_) = [c for c in fake.comments.values() if c.issue_number == number and work_chunk_key(c.body)]
+    own = first.body
+    fake.edit_comment(first.id, own.replace("A", "B", 1).replace("a", "b", 1), editor="mallory")
+    stored = make_tracker(fake).find(DID)
+    assert stored is not None
+    assert (stored.work_so_far, stored.problems) == (work, ())
+    assert park(make_tracker(fake), work_so_far=work).action == "unchanged"
+    fake.reset_log()
+    make_tracker(fake).comments.sync_overflow(number, render_decision(stored).overflow)  # the next update's write
+    assert [w.split(" ")[0] for w in fake.writes()] == ["PATCH"]
+    assert (fake.comments[first.id].body, fake.comments[first.id].edits[-1].editor) == (own, tracker.own_login)
+
+
+def test_an_overflow_comment_someone_else_saved_unchanged_costs_no_write(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    """Writing the same text back would change nothing on GitHub (it records no edit of an unchanged text)."""
+    number = issue_number(fake, tracker)
+    tracker.comments.sync_overflow(number, (work("abc.1.1"),))
+    (chunk,) = [c for c in fake.comments.values() if c.issue_number == number and work_chunk_key(c.body)]
+    fake.edit_comment(chunk.id, work("abc.1.1"), editor="mallory")
+    fake.reset_log()
+    tracker.comments.sync_overflow(number, (work("abc.1.1"),))
+    assert fake.writes() == []
+    assert tracker.comments.overflow(number) == [work("abc.1.1")]
