@@ -7,6 +7,7 @@ comment records the handlers and the lifecycle read, through the real PyGithub p
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any
 
 import pytest
@@ -14,10 +15,18 @@ import pytest
 from parkbot.core.errors import BackendFailure
 from parkbot.core.models import Answer
 from parkbot.core.tracker import CommentRecord
+from parkbot.core.untaken import CommentFacts
 from parkbot.trackers.github import GitHubTracker
-from parkbot.trackers.github.render import marker, read_marker, render_answer_comment, render_reply, work_chunk_key
+from parkbot.trackers.github.render import (
+    marker,
+    read_marker,
+    render_answer_comment,
+    render_decision,
+    render_reply,
+    work_chunk_key,
+)
 from tests.support.fakegithub import FakeGitHub
-from tests.support.github_helpers import DID, NOW, decision_issue, park
+from tests.support.github_helpers import DID, NOW, decision_issue, make_tracker, park
 
 
 def issue_number(fake: FakeGitHub, tracker: GitHubTracker) -> int:
@@ -314,3 +323,133 @@ def test_a_write_retried_after_a_failure_reads_the_comments_again_first(
         ("POST", "/graphql", 200),  # the issue's comments, read again
         ("POST", comments, 201),
     ]
+
+
+def test_a_record_whose_every_version_by_parkbot_was_deleted_from_the_history_carries_nothing(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    """Someone with write access changed parkbot's answer record and deleted parkbot's version from its history."""
+    number = issue_number(fake, tracker)
+    decision = tracker.find(DID)
+    assert decision is not None
+    text = render_answer_comment(decision, Answer(value="full_original", kind="option", by="alice", at=NOW))
+    own = tracker.comments.post(number, text)
+    fake.edit_comment(int(own["id"]), text.replace("full_original", "remaining_three"), editor="mallory")
+    fake.delete_revision(fake.comments[int(own["id"])], 0, by="mallory")
+    changed = next(c for c in tracker.store.comments.of(number, refresh=True) if int(c["id"]) == int(own["id"]))
+    assert (tracker.comments.by_parkbot(changed), tracker.comments.trusted(changed)) == (True, False)
+    assert tracker.comments.own_text(changed) is None
+    assert tracker.comments.answer_record(number, DID) is None  # mallory's text is not read as parkbot's
+    assert tracker.comments.restore_answer_record(number, DID) is False
+
+
+# --- which commands were taken up -------------------------------------------------------------
+
+
+def taken_up(fake: FakeGitHub, tracker: GitHubTracker, number: int, comment_id: int) -> bool:
+    tracker.store.comments.of(number, refresh=True)
+    record = tracker.comment_record(number, comment_id)
+    assert record is not None
+    return record.taken_up
+
+
+def test_a_command_is_taken_up_once_parkbot_replied_after_its_last_edit(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    number = issue_number(fake, tracker)
+    command = fake.add_comment(number, "/decide full_original", author="alice")
+    assert taken_up(fake, tracker, number, command.id) is False
+    tracker.comments.reply(number, str(command.id), "Recorded.")
+    assert taken_up(fake, tracker, number, command.id) is True
+    fake.edit_comment(command.id, "/decide remaining_three", editor="alice")  # edited after the reply
+    assert taken_up(fake, tracker, number, command.id) is False
+    tracker.comments.reply(number, str(command.id), "Recorded again.")  # the reply edited after the command
+    assert taken_up(fake, tracker, number, command.id) is True
+
+
+def test_only_parkbot_s_own_reply_to_that_very_command_takes_it_up(fake: FakeGitHub, tracker: GitHubTracker) -> None:
+    number = issue_number(fake, tracker)
+    command = fake.add_comment(number, "/decide full_original", author="alice")
+    fake.add_comment(number, render_reply(str(command.id), "Recorded."), author="mallory")  # a forged reply
+    tracker.comments.reply(number, str(command.id + 1000), "Recorded.")  # parkbot's reply to another command
+    assert taken_up(fake, tracker, number, command.id) is False
+
+
+def test_a_reply_in_the_same_second_as_the_command_does_not_take_it_up(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    """GitHub's clock counts seconds: a command edited in the reply's second may be newer, so it is taken up again."""
+    number = issue_number(fake, tracker)
+    command = fake.add_comment(number, "/decide full_original", author="alice")
+    raw = tracker.comments.reply(number, str(command.id), "Recorded.")
+    reply = fake.comments[int(raw["id"])]
+    reply.created_at = reply.updated_at = fake.comments[command.id].created_at
+    assert taken_up(fake, tracker, number, command.id) is False
+
+
+def test_the_command_facts_say_who_wrote_what_and_ask_for_reactions_only_on_humans_commands(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    """A bot's comment and a deleted account's are never taken up late (the Bot ``renovate`` is ``renovate[bot]``)."""
+
+    number = issue_number(fake, tracker)
+    fake.add_user("renovate", type="Bot")
+    alice = fake.add_comment(number, "/decide full_original", author="alice")
+    bob = fake.add_comment(number, "/decide remaining_three", author="bob")
+    carol = fake.add_comment(number, "Thanks!", author="carol")
+    helper = fake.add_comment(number, "/decide full_original", author="helper[bot]")
+    renovate = fake.add_comment(number, "/decide full_original", author="renovate")
+    gone = fake.add_comment(number, "/decide full_original", author="dave")
+    fake.comments[gone.id].user = None  # GraphQL's author of a deleted account is null
+    asked: list[int] = []
+
+    def reacted(comment_id: int) -> bool:
+        asked.append(comment_id)
+        return comment_id != bob.id
+
+    tracker.store.comments.of(number, refresh=True)
+    facts = [f for f in tracker.comments.command_facts(number, reacted) if f.comment_id >= alice.id]
+    assert facts == [
+        CommentFacts(alice.id, "alice", False, "/decide full_original", parkbot_reacted=True),
+        CommentFacts(bob.id, "bob", False, "/decide remaining_three", parkbot_reacted=False),
+        CommentFacts(carol.id, "carol", False, "Thanks!", parkbot_reacted=False),
+        CommentFacts(helper.id, "helper[bot]", True, "/decide full_original", parkbot_reacted=False),
+        CommentFacts(renovate.id, "renovate[bot]", True, "/decide full_original", parkbot_reacted=False),
+        CommentFacts(gone.id, "", True, "/decide full_original", parkbot_reacted=False),
+    ]
+    assert [type(f.author_bot) for f in facts] == [bool] * 6
+    assert asked == [alice.id, bob.id]
+
+
+def test_an_overflow_comment_someone_else_changed_is_read_as_parkbot_wrote_it_and_written_back(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    """Anyone with write access can edit any comment: an edited chunk of the work must not damage the decision."""
+    work = {"blob": os.urandom(60_000).hex() + os.urandom(60_000).hex()}
+    number = issue_number(fake, tracker)
+    park(tracker, work_so_far=work)
+    (first, *_) = [c for c in fake.comments.values() if c.issue_number == number and work_chunk_key(c.body)]
+    own = first.body
+    fake.edit_comment(first.id, own.replace("A", "B", 1).replace("a", "b", 1), editor="mallory")
+    stored = make_tracker(fake).find(DID)
+    assert stored is not None
+    assert (stored.work_so_far, stored.problems) == (work, ())
+    assert park(make_tracker(fake), work_so_far=work).action == "unchanged"
+    fake.reset_log()
+    make_tracker(fake).comments.sync_overflow(number, render_decision(stored).overflow)  # the next update's write
+    assert [w.split(" ")[0] for w in fake.writes()] == ["PATCH"]
+    assert (fake.comments[first.id].body, fake.comments[first.id].edits[-1].editor) == (own, tracker.own_login)
+
+
+def test_an_overflow_comment_someone_else_saved_unchanged_costs_no_write(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    """Writing the same text back would change nothing on GitHub (it records no edit of an unchanged text)."""
+    number = issue_number(fake, tracker)
+    tracker.comments.sync_overflow(number, (work("abc.1.1"),))
+    (chunk,) = [c for c in fake.comments.values() if c.issue_number == number and work_chunk_key(c.body)]
+    fake.edit_comment(chunk.id, work("abc.1.1"), editor="mallory")
+    fake.reset_log()
+    tracker.comments.sync_overflow(number, (work("abc.1.1"),))
+    assert fake.writes() == []
+    assert tracker.comments.overflow(number) == [work("abc.1.1")]

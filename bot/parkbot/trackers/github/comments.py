@@ -30,7 +30,7 @@ def _created_at(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return datetime.fromisoformat(value)  # Python 3.11 reads the ``Z``
     except ValueError:
         return None
 
@@ -103,17 +103,27 @@ class Comments:
 
         return store.unit(f"write the {kind} comment on #{number}", unit)
 
+    def overflow(self, number: int) -> list[str]:
+        """The texts of parkbot's comments on ``number`` as parkbot last wrote them, for the overflow chunks."""
+        texts = (self.own_text(comment) for comment in self._store.comments.of(number))
+        return [text for text in texts if text is not None]
+
     def sync_overflow(self, number: int, bodies: tuple[str, ...]) -> None:
-        """Make the overflow comments of an issue exactly ``bodies`` (matched by their marker keys)."""
+        """Make the overflow comments of an issue exactly ``bodies`` (matched by their marker keys).
+
+        A chunk someone else changed gets parkbot's text back (its key names the text: a digest and an index).
+        """
         wanted = {work_chunk_key(b): b for b in bodies}
         existing: dict[str | None, dict[str, Any]] = {}
         for comment in self._store.comments.of(number, refresh=True):
-            key = work_chunk_key(comment.get("body"))
-            if key is not None and self.by_parkbot(comment):
+            key = work_chunk_key(self.own_text(comment))
+            if key is not None:
                 existing[key] = comment
         for key, body in wanted.items():
             if key not in existing:
                 self.post(number, body)
+            elif existing[key].get("body") != body:  # the same text saved again: GitHub records no edit of it
+                self._restore(number, {**existing[key], "own_body": body})
         for key, comment in existing.items():
             if key not in wanted:  # the work of an earlier filing
                 self._delete(number, int(comment["id"]))
@@ -179,7 +189,7 @@ class Comments:
         for comment in self._store.comments.of(issue_number):
             login = author_of(comment)
             body = str(comment.get("body") or "")
-            bot = login is None or is_bot_login(login, (comment.get("user") or {}).get("type"))
+            bot = login is None or is_bot_login(login)  # a Bot's login reads as ``name[bot]`` (actor_login)
             cid = int(comment["id"])
             candidate = may_be_command(bot, body)
             out.append(CommentFacts(cid, login or "", bot, body, parkbot_reacted=candidate and reacted(cid)))

@@ -134,8 +134,7 @@ class DecisionIssues:
         body = found.own_body if found.own_body is not None else str(raw.get("body") or "")
         overflow: list[str] = []
         if overflow_ref(body) is not None:
-            comments = self._store.comments.of(found.number)
-            overflow = [c.get("body") or "" for c in comments if self._comments.by_parkbot(c)]
+            overflow = self._comments.overflow(found.number)  # as parkbot wrote them: a chunk edited is no damage
         decision = parse_decision(body, overflow)
         if found.own_body is None:
             decision = without_authority(decision, self.default_owner())
