@@ -298,21 +298,9 @@ def test_listing_reads_each_decision_with_only_the_authority_its_records_prove()
     assert (unverified.id, unverified.problems) == (other, ("unverified answer by alice (unsigned)",))
 
 
-class ConflictedSigned(SignedTracker):
-    """Signed records, keeping the answers that lost a sync to the one that stands (the git backlog)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.conflicts: list[Answer] = []
-
-    def find(self, decision_id: str) -> Decision | None:
-        found = super().find(decision_id)
-        return found.with_conflicting_answers(self.conflicts) if found is not None else None
-
-
 def test_an_answer_that_lost_a_sync_is_not_named_while_no_answer_that_counts_stands() -> None:
     """Saying "the earlier answer stands" would be wrong: the stored one carries no authority."""
-    tracker = ConflictedSigned()
+    tracker = SignedTracker()
     lifecycle.park(tracker, result(), SIGNED, now=NOW)
     tracker.signing = None
     resolve(tracker, "alice")

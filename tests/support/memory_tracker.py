@@ -47,6 +47,8 @@ class MemoryTracker:
         self.authors: dict[str, str] = {}
         #: Reactions given to comments: (issue number, comment id, content), in order.
         self.reactions: list[tuple[int, str, ReactionContent]] = []
+        #: Answers that lost a sync to the one that stands, as the git backlog keeps them (found with each decision).
+        self.conflicts: list[Answer] = []
 
     def default_owner(self) -> str:
         return self.owner
@@ -55,7 +57,8 @@ class MemoryTracker:
         return False
 
     def find(self, decision_id: str) -> Decision | None:
-        return self.items.get(decision_id)
+        found = self.items.get(decision_id)
+        return found.with_conflicting_answers(self.conflicts) if found is not None and self.conflicts else found
 
     def recorded_answer(self, decision: Decision) -> Answer | None:
         return self.answers.get(decision.id)

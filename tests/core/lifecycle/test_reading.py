@@ -62,20 +62,8 @@ def test_a_mistyped_id_offers_the_nearest_stored_ids_unless_the_backend_says_why
 # --- answers given on another copy of the backlog -----------------------------------------------------------
 
 
-class Conflicted(MemoryTracker):
-    """A backend that keeps the answers that lost a sync to the one that stands (the git backlog)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.conflicts: list[Answer] = []
-
-    def find(self, decision_id: str) -> Decision | None:
-        found = super().find(decision_id)
-        return found.with_conflicting_answers(self.conflicts) if found is not None else None
-
-
 def test_an_answer_that_lost_a_sync_is_named_and_the_earlier_answer_stands_until_an_owner_confirms_it() -> None:
-    tracker = Conflicted()
+    tracker = MemoryTracker()
     lifecycle.park(tracker, result(), CONFIG, now=NOW)
     resolve(tracker, "full_original", "alice")
     tracker.conflicts = [Answer(value="remaining_three", by="carol", at=NOW)]
