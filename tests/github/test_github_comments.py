@@ -284,15 +284,21 @@ def test_a_write_that_keeps_failing_says_which_write_it_was(
     assert said.format(n=number) in failed.value.message
 
 
-def test_restoring_an_answer_record_that_keeps_failing_names_the_comment(
-    fake: FakeGitHub, tracker: GitHubTracker
-) -> None:
+def answer_record_mallory_edited(fake: FakeGitHub, tracker: GitHubTracker) -> tuple[int, dict[str, Any]]:
+    """The issue's number and parkbot's answer record on it, whose answer mallory then changed."""
     number = issue_number(fake, tracker)
     decision = tracker.find(DID)
     assert decision is not None
     text = render_answer_comment(decision, Answer(value="full_original", kind="option", by="alice", at=NOW))
     own = tracker.comments.post(number, text)
     fake.edit_comment(int(own["id"]), text.replace("full_original", "remaining_three"), editor="mallory")
+    return number, own
+
+
+def test_restoring_an_answer_record_that_keeps_failing_names_the_comment(
+    fake: FakeGitHub, tracker: GitHubTracker
+) -> None:
+    number, own = answer_record_mallory_edited(fake, tracker)
     tracker.store.comments.of(number, refresh=True)
     fake.fail_next("502", count=50, match=r"^PATCH ")
     with pytest.raises(BackendFailure) as failed:
@@ -329,12 +335,7 @@ def test_a_record_whose_every_version_by_parkbot_was_deleted_from_the_history_ca
     fake: FakeGitHub, tracker: GitHubTracker
 ) -> None:
     """Someone with write access changed parkbot's answer record and deleted parkbot's version from its history."""
-    number = issue_number(fake, tracker)
-    decision = tracker.find(DID)
-    assert decision is not None
-    text = render_answer_comment(decision, Answer(value="full_original", kind="option", by="alice", at=NOW))
-    own = tracker.comments.post(number, text)
-    fake.edit_comment(int(own["id"]), text.replace("full_original", "remaining_three"), editor="mallory")
+    number, own = answer_record_mallory_edited(fake, tracker)
     fake.delete_revision(fake.comments[int(own["id"])], 0, by="mallory")
     changed = next(c for c in tracker.store.comments.of(number, refresh=True) if int(c["id"]) == int(own["id"]))
     assert (tracker.comments.by_parkbot(changed), tracker.comments.trusted(changed)) == (True, False)
