@@ -285,5 +285,5 @@ def test_without_the_interpreters_own_sha256_hashlib_hashes(monkeypatch: pytest.
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_builtin_sha)
-    assert layout._sha256() is hashlib.sha256
-    assert layout._sha256()(b"x").hexdigest() == hashlib.sha256(b"x").hexdigest()
+    assert layout.builtin_hash("sha256") is hashlib.sha256
+    assert layout.builtin_hash("sha256")(b"x").hexdigest() == hashlib.sha256(b"x").hexdigest()

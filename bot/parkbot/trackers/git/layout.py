@@ -36,20 +36,21 @@ PRECEDENTS = "precedents"
 LEGACY_INDEXES = ("links", "origins", "runs")
 
 
-def _sha256() -> Callable[[bytes], Any]:
-    """The interpreter's own SHA-256 (``_sha2``, ``_sha256`` before Python 3.12): the same digests as
-    :func:`hashlib.sha256`, without loading OpenSSL's binding, which ``import hashlib`` does (~2 ms at every
-    start). :mod:`hashlib` where a build has neither."""
+def builtin_hash(name: str) -> Callable[[bytes], Any]:
+    """The interpreter's own ``sha1`` (``_sha1``) or ``sha256`` (``_sha2``, ``_sha256`` before Python 3.12):
+    the same digests as :mod:`hashlib`'s, without loading OpenSSL's binding, which ``import hashlib`` does
+    (~2 ms at every start). :mod:`hashlib` where a build has neither."""
+    sha256 = "_sha2" if sys.version_info >= (3, 12) else "_sha256"
     try:
-        found: Callable[[bytes], Any] = __import__("_sha2" if sys.version_info >= (3, 12) else "_sha256").sha256
+        found: Callable[[bytes], Any] = getattr(__import__(sha256 if name == "sha256" else "_sha1"), name)
     except (ImportError, AttributeError):
         import hashlib
 
-        return hashlib.sha256
+        return getattr(hashlib, name)  # type: ignore[no-any-return]
     return found
 
 
-_SHA256 = _sha256()
+_SHA256 = builtin_hash("sha256")
 
 
 def digest(value: str) -> str:

@@ -20,31 +20,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import zlib
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+
+from parkbot.trackers.git.layout import builtin_hash
+from parkbot.trackers.git.process import git_true
 
 #: git's modes parkbot writes directly (symbolic links and submodules are left to git's own checks).
 _PLAIN_MODES = frozenset((0o100644, 0o100755, 0o040000))
 #: Printable ASCII but ``/``: a name outside it (Unicode that HFS+ ignores, say) is left to git's checks.
 _PLAIN_NAME = frozenset(chr(c) for c in range(0x20, 0x7F)) - {"/"}
-_TRUE = {"true", "yes", "on", "1", ""}
-
-
-def _hasher(object_format: str) -> Callable[[bytes], Any]:
-    """The interpreter's own SHA-1 (``_sha1``) or SHA-256 (``_sha2``, ``_sha256`` before Python 3.12), as
-    :func:`~parkbot.trackers.git.layout.digest` uses it: without OpenSSL's binding, which ``import
-    hashlib`` loads; :mod:`hashlib` where a build has neither."""
-    sha256 = "_sha2" if sys.version_info >= (3, 12) else "_sha256"
-    module = sha256 if object_format == "sha256" else "_sha1"
-    try:
-        found: Callable[[bytes], Any] = getattr(__import__(module), object_format)
-    except (ImportError, AttributeError):  # pragma: no cover - every CPython build has them
-        import hashlib
-
-        return getattr(hashlib, object_format)  # type: ignore[no-any-return]
-    return found
 
 
 def plain_tree(entries: Mapping[str, tuple[int, str]], hex_length: int) -> bool:
@@ -108,7 +93,7 @@ class LooseObjects:
     def __init__(self, objects_dir: str, object_format: str, *, level: int = 1, fsync: bool = False) -> None:
         self.objects_dir = objects_dir
         self.hex_length = 64 if object_format == "sha256" else 40
-        self._hash = _hasher(object_format)
+        self._hash = builtin_hash(object_format)
         #: ``core.looseCompression`` (git's default: 1, the fastest).
         self.level = level
         #: Flush each object to disk before naming it (``core.fsync``/``core.fsyncObjectFiles`` asked for it).
@@ -200,5 +185,5 @@ def loose_writer(objects_dir: str, object_format: str, values: Mapping[str, str]
     level = compression_level(values)
     if level is None:
         return None
-    fsync = "core.fsync" in values or values.get("core.fsyncobjectfiles", "false").lower() in _TRUE
+    fsync = "core.fsync" in values or git_true(values.get("core.fsyncobjectfiles"))
     return LooseObjects(objects_dir, object_format, level=level, fsync=fsync)

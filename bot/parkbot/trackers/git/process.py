@@ -23,6 +23,14 @@ from typing import IO, NamedTuple, Protocol
 
 from parkbot.core.errors import BackendFailure
 
+#: What git reads as true in a boolean setting (``git config --type=bool``): the key alone is true too.
+_GIT_TRUE = frozenset({"true", "yes", "on", "1", ""})
+
+
+def git_true(value: str | None) -> bool:
+    """Whether a boolean git setting read with ``git config`` is true (unset: false)."""
+    return value is not None and value.strip().lower() in _GIT_TRUE
+
 
 def git_executable() -> str:
     """The git GitPython uses (``GIT_PYTHON_GIT_EXECUTABLE``), else ``git`` on the ``PATH``.

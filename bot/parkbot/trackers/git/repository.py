@@ -27,7 +27,7 @@ from parkbot.core.errors import BackendFailure, InvalidInput
 from parkbot.trackers.git.layout import DEFAULT_REF
 from parkbot.trackers.git.loose import loose_directory
 from parkbot.trackers.git.objects import ObjectStore, Snapshot, Transaction
-from parkbot.trackers.git.process import Git, GitFailed, Repository, RepositoryPaths
+from parkbot.trackers.git.process import Git, GitFailed, Repository, RepositoryPaths, git_true
 from parkbot.trackers.git.refs import CAS_ATTEMPTS, CAS_SECONDS, RefReader, RefUpdater, RetriesExhausted, attempts
 
 if TYPE_CHECKING:  # the writing side: loaded by the first write, never by a command that only reads
@@ -40,7 +40,6 @@ FALLBACK_IDENTITY = ("parkbot", "parkbot@localhost")
 #: A log tail is sealed into the archive at this many lines or bytes, so an append rewrites a bounded blob.
 LOG_SEGMENT_LINES = 64
 LOG_SEGMENT_BYTES = 32 * 1024
-_TRUE = {"true", "yes", "on", "1", ""}
 
 
 def signing_help(detail: str, allowed_signers: str) -> str:
@@ -140,7 +139,7 @@ class BacklogRepository:
             self._settings = UserSettings(
                 name=values.get("user.name") or None,
                 email=values.get("user.email") or None,
-                gpg_sign=values.get("commit.gpgsign", "false").lower() in _TRUE,
+                gpg_sign=git_true(values.get("commit.gpgsign")),
                 signing_format=values.get("gpg.format") or "openpgp",
                 signing_key=values.get("user.signingkey") or None,
             )

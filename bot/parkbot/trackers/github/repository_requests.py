@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -276,18 +276,14 @@ class Requests:
 
         Read through GraphQL (one request per 100 comments), which says who last edited a comment.
         """
-        out: list[dict[str, Any]] = []
-        while True:
-            data = self.graphql(
-                f"list the comments of #{number}", queries.COMMENTS_PAGE, {"number": number, "after": after}
-            )
-            item = ((data or {}).get("repository") or {}).get("issueOrPullRequest") or {}
-            page = item.get("comments") or {}
-            out += [comment_raw(node) for node in page.get("nodes") or [] if node]
-            info = page.get("pageInfo") or {}
-            if not info.get("hasNextPage"):
-                return out
-            after = info.get("endCursor")
+        pages = self.graphql_pages(
+            f"list the comments of #{number}",
+            queries.COMMENTS_PAGE,
+            {"number": number},
+            lambda data: ((data.get("repository") or {}).get("issueOrPullRequest") or {}).get("comments"),
+            after=after,
+        )
+        return [comment_raw(node) for page in pages for node in page.get("nodes") or [] if node]
 
     def read_pull(self, number: int) -> dict[str, Any] | None:
         """Pull request ``number`` (one request), or None when it is not there."""
@@ -299,16 +295,32 @@ class Requests:
         Every page is read: anyone who can edit the text can add versions, and fifty edits would push
         parkbot's own version off the first page.
         """
-        out: list[dict[str, Any]] = []
-        after: str | None = None
+        pages = self.graphql_pages(
+            "read an edit history",
+            queries.HISTORY_OF,
+            {"id": node_id},
+            lambda data: (data.get("node") or {}).get("userContentEdits"),
+        )
+        return [e for page in pages for e in page.get("nodes") or [] if e]
+
+    def graphql_pages(
+        self,
+        what: str,
+        query: str,
+        variables: dict[str, Any],
+        connection: Callable[[dict[str, Any]], dict[str, Any] | None],
+        *,
+        after: str | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """Each page of the connection ``connection`` finds in the answer to ``query``, from cursor ``after``
+        to the last page (one request a page: the cursor is passed as ``$after``)."""
         while True:
-            data = self.graphql("read an edit history", queries.HISTORY_OF, {"id": node_id, "after": after})
-            node = (data or {}).get("node") or {}
-            page = node.get("userContentEdits") or {}
-            out += [e for e in page.get("nodes") or [] if e]
+            data = self.graphql(what, query, {**variables, "after": after}) or {}
+            page = connection(data) or {}
+            yield page
             info = page.get("pageInfo") or {}
             if not info.get("hasNextPage") or not info.get("endCursor"):
-                return out
+                return
             after = info.get("endCursor")
 
 
