@@ -276,7 +276,8 @@ class Requests:
 
         Read through GraphQL (one request per 100 comments), which says who last edited a comment.
         """
-        pages = self.graphql_pages(
+        pages = graphql_pages(
+            self.graphql,
             f"list the comments of #{number}",
             queries.COMMENTS_PAGE,
             {"number": number},
@@ -295,7 +296,8 @@ class Requests:
         Every page is read: anyone who can edit the text can add versions, and fifty edits would push
         parkbot's own version off the first page.
         """
-        pages = self.graphql_pages(
+        pages = graphql_pages(
+            self.graphql,
             "read an edit history",
             queries.HISTORY_OF,
             {"id": node_id},
@@ -303,25 +305,26 @@ class Requests:
         )
         return [e for page in pages for e in page.get("nodes") or [] if e]
 
-    def graphql_pages(
-        self,
-        what: str,
-        query: str,
-        variables: dict[str, Any],
-        connection: Callable[[dict[str, Any]], dict[str, Any] | None],
-        *,
-        after: str | None = None,
-    ) -> Iterator[dict[str, Any]]:
-        """Each page of the connection ``connection`` finds in the answer to ``query``, from cursor ``after``
-        to the last page (one request a page: the cursor is passed as ``$after``)."""
-        while True:
-            data = self.graphql(what, query, {**variables, "after": after}) or {}
-            page = connection(data) or {}
-            yield page
-            info = page.get("pageInfo") or {}
-            if not info.get("hasNextPage") or not info.get("endCursor"):
-                return
-            after = info.get("endCursor")
+
+def graphql_pages(
+    graphql: Callable[[str, str, dict[str, Any]], Any],
+    what: str,
+    query: str,
+    variables: dict[str, Any],
+    connection: Callable[[dict[str, Any]], dict[str, Any] | None],
+    *,
+    after: str | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Each page of the connection ``connection`` finds in the answer to ``query``, from cursor ``after``
+    to the last page (one request a page through ``graphql``: the cursor is passed as ``$after``)."""
+    while True:
+        data = graphql(what, query, {**variables, "after": after}) or {}
+        page = connection(data) or {}
+        yield page
+        info = page.get("pageInfo") or {}
+        if not info.get("hasNextPage") or not info.get("endCursor"):
+            return
+        after = info.get("endCursor")
 
 
 def _only_not_found(data: Any) -> bool:
